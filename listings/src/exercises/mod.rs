@@ -1,0 +1,4 @@
+//! Solutions to the exercises at the end of each chapter, one module per
+//! chapter, each tested.
+
+pub mod ch01;

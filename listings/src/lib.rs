@@ -1,0 +1,22 @@
+//! The code of the book, chapter by chapter.
+//!
+//! Every ```rust block in the book is made from these files with mdBook
+//! includes, and every module is tested here as well. A module never names
+//! the crate: it reaches its siblings with `super::`, and the examples reach
+//! the modules with `listings::`. That way a book block can wrap the very
+//! same files in `mod listings { pub mod … { … } }` and still compile as one
+//! self-contained program.
+//!
+//! | module | chapter |
+//! | --- | --- |
+//! | [`simple_future`] | 1: a simplified `Future` trait and a socket read |
+//! | [`combinators`] | 1: `Join` and `AndThen` as state machines |
+//! | [`real_future`] | 1: the same socket read on `std::future::Future` |
+//! | [`pinning`] | 1: why a self-referential value must not move |
+//! | [`exercises`] | solutions to the exercises at the end of each chapter |
+
+pub mod combinators;
+pub mod exercises;
+pub mod pinning;
+pub mod real_future;
+pub mod simple_future;

@@ -1,0 +1,180 @@
+//! The book never shows made-up output. Every program output it shows is a
+//! file under `listings/output/` and every compiler error a `.stderr` file
+//! under `listings/compile_fail/`; these tests run the program (or the
+//! compiler) and compare. Durations and addresses vary from run to run, so
+//! both sides are normalised before the comparison.
+//!
+//! After a deliberate change, `BLESS=1 cargo test -p listings` rewrites the
+//! files from a real run; review the diff before committing. (Name no test
+//! target: `cargo test` builds the examples only when it builds everything.)
+
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn listings_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `target/<profile>/examples`, where `cargo test` has built every example.
+fn examples_dir() -> PathBuf {
+    let exe = env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().join("examples")
+}
+
+/// Files in `dir` whose name ends with `suffix`, sorted.
+fn files_ending(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.to_str().unwrap().ends_with(suffix))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Compares `actual` with the file `expected`, or rewrites it under BLESS.
+fn compare(expected: &Path, actual: &str, what: &str) -> Option<String> {
+    if env::var_os("BLESS").is_some() {
+        fs::write(expected, actual).unwrap();
+        return None;
+    }
+    let shown = fs::read_to_string(expected).unwrap();
+    (normalise(&shown) != normalise(actual)).then(|| {
+        format!(
+            "{what} differs from {}\n--- shown in the book\n{shown}\n--- real\n{actual}",
+            expected.display()
+        )
+    })
+}
+
+#[test]
+fn every_shown_output_is_what_the_program_prints() {
+    let mut failures = Vec::new();
+    let outputs = files_ending(&listings_dir().join("output"), ".txt");
+    assert!(!outputs.is_empty());
+    for expected in outputs {
+        let name = expected.file_stem().unwrap().to_str().unwrap();
+        let program = examples_dir().join(name);
+        let source = listings_dir().join("examples").join(format!("{name}.rs"));
+        assert!(
+            source.exists(),
+            "{}: no example named {name}",
+            expected.display()
+        );
+        let built = |path: &Path| fs::metadata(path).and_then(|m| m.modified()).ok();
+        assert!(
+            built(&program) >= built(&source),
+            "example {name} is not built or out of date: run plain `cargo test`, which builds the examples"
+        );
+        let output = Command::new(&program).output().unwrap();
+        assert!(output.status.success(), "{name} failed: {output:?}");
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        failures.extend(compare(
+            &expected,
+            &stdout,
+            &format!("the output of {name}"),
+        ));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn every_shown_compiler_error_is_what_rustc_says() {
+    let dir = listings_dir().join("compile_fail");
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("compile_fail");
+    fs::create_dir_all(&out).unwrap();
+    let mut failures = Vec::new();
+    for source in files_ending(&dir, ".rs") {
+        let name = source.file_name().unwrap().to_str().unwrap();
+        // Run in the directory so rustc names the file as the book does.
+        let output = Command::new("rustc")
+            .args([
+                "--edition=2024",
+                "--crate-type=bin",
+                "--emit=metadata",
+                "--out-dir",
+            ])
+            .arg(&out)
+            .arg(name)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(!output.status.success(), "{name} compiles, but must not");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        let expected = source.with_extension("stderr");
+        failures.extend(compare(
+            &expected,
+            &stderr,
+            &format!("rustc's error for {name}"),
+        ));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Replaces what varies between runs: durations such as `2.003s` or `15ms`
+/// become `[duration]`, addresses such as `0x7ffd5e8c` become `[address]`.
+fn normalise(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let word_start = !out.ends_with(|p: char| p.is_alphanumeric() || p == '_' || p == '.');
+        if word_start {
+            if let Some(len) = address_len(rest) {
+                out.push_str("[address]");
+                rest = &rest[len..];
+                continue;
+            }
+            if let Some(len) = duration_len(rest) {
+                out.push_str("[duration]");
+                rest = &rest[len..];
+                continue;
+            }
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+fn address_len(s: &str) -> Option<usize> {
+    let digits = s
+        .strip_prefix("0x")?
+        .bytes()
+        .take_while(u8::is_ascii_hexdigit)
+        .count();
+    (digits >= 4).then_some(2 + digits)
+}
+
+fn duration_len(s: &str) -> Option<usize> {
+    let int = s.bytes().take_while(u8::is_ascii_digit).count();
+    if int == 0 {
+        return None;
+    }
+    let mut len = int;
+    if let Some(frac) = s[len..].strip_prefix('.') {
+        let digits = frac.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 {
+            len += 1 + digits;
+        }
+    }
+    let unit = ["ns", "µs", "us", "ms", "s"]
+        .into_iter()
+        .find(|unit| s[len..].starts_with(unit))?;
+    len += unit.len();
+    let ends_word = !s[len..].starts_with(|c: char| c.is_alphanumeric() || c == '_');
+    ends_word.then_some(len)
+}
+
+#[test]
+fn normalise_hides_durations_and_addresses_only() {
+    assert_eq!(
+        normalise("took 2.003s, then 15ms and 7 µs at 0x7ffd5e8c; 3 tasks, 10s"),
+        "took [duration], then [duration] and 7 µs at [address]; 3 tasks, [duration]"
+    );
+    assert_eq!(
+        normalise("poll 2: Ready(\"hello\") x2s"),
+        "poll 2: Ready(\"hello\") x2s"
+    );
+}
