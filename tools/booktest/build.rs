@@ -1,0 +1,151 @@
+//! Generates one test per ```rust block of both editions.
+//!
+//! Each chapter is expanded the way mdBook expands it, each block becomes a
+//! program file in `OUT_DIR/blocks/<lang>/<chapter>/line_<N>.rs`, and
+//! `OUT_DIR/book_tests.rs` gets a test named `<lang>::<chapter>::line_<N>`
+//! that compiles and runs it through skeptic (see `tests/book.rs`). Files
+//! are only written when their content changes, so an unchanged book does
+//! not rebuild the tests.
+
+#[path = "src/blocks.rs"]
+mod blocks;
+#[path = "src/expand.rs"]
+mod expand;
+
+use std::collections::BTreeSet;
+use std::env;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process;
+
+use blocks::{Mode, rust_blocks};
+
+fn main() {
+    let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
+    let root = manifest_dir.join("../..").canonicalize().unwrap();
+    let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
+    println!(
+        "cargo:rustc-env=BOOKTEST_TARGET={}",
+        env::var("TARGET").unwrap()
+    );
+    for own in ["build.rs", "src/blocks.rs", "src/expand.rs"] {
+        println!("cargo:rerun-if-changed={own}");
+    }
+    // A directory is watched as a whole: new chapters count too.
+    println!("cargo:rerun-if-changed={}", root.join("src").display());
+
+    let mut tests = String::new();
+    let mut written = BTreeSet::new();
+    let mut watched = BTreeSet::new();
+    let mut failures = Vec::new();
+    for lang in ["ja", "zh"] {
+        writeln!(tests, "mod {lang} {{\n    use super::*;").unwrap();
+        for chapter in chapters(&root.join("src").join(lang)) {
+            let name = chapter.file_stem().unwrap().to_str().unwrap().to_owned();
+            let shown = format!("src/{lang}/{name}.md");
+            let text = fs::read_to_string(&chapter).unwrap();
+            let expanded = match expand::expand(&text, chapter.parent().unwrap()) {
+                Ok(expanded) => expanded,
+                Err(e) => {
+                    failures.push(format!("{shown}:{}: {}", e.line, e.message));
+                    continue;
+                }
+            };
+            watched.extend(expanded.files_read.iter().cloned());
+            let blocks = match rust_blocks(&expanded) {
+                Ok(blocks) => blocks,
+                Err(e) => {
+                    failures.push(format!("{shown}:{}: {}", e.line, e.message));
+                    continue;
+                }
+            };
+            if blocks.is_empty() {
+                continue;
+            }
+            writeln!(tests, "    mod {} {{\n        use super::*;", ident(&name)).unwrap();
+            for block in blocks {
+                let file = out_dir
+                    .join("blocks")
+                    .join(lang)
+                    .join(&name)
+                    .join(format!("line_{}.rs", block.line));
+                write_if_changed(&file, &block.program);
+                written.insert(file.clone());
+                let mode = match &block.mode {
+                    Mode::Run => "Mode::Run".to_owned(),
+                    Mode::NoRun => "Mode::NoRun".to_owned(),
+                    Mode::ShouldPanic => "Mode::ShouldPanic".to_owned(),
+                    Mode::CompileFail(codes) => format!("Mode::CompileFail(&{codes:?})"),
+                };
+                writeln!(
+                    tests,
+                    "        /// `{shown}`, line {line}\n        #[test]\n        fn line_{line}() {{\n            check(&Block {{\n                chapter: {shown:?},\n                line: {line},\n                mode: {mode},\n                program_file: {file:?},\n                program: include_str!({file:?}),\n            }});\n        }}",
+                    line = block.line,
+                    file = file.display().to_string(),
+                )
+                .unwrap();
+            }
+            writeln!(tests, "    }}").unwrap();
+        }
+        writeln!(tests, "}}").unwrap();
+    }
+    if !failures.is_empty() {
+        for failure in &failures {
+            eprintln!("error: {failure}");
+        }
+        process::exit(1);
+    }
+    for file in &watched {
+        println!("cargo:rerun-if-changed={}", file.display());
+    }
+    remove_stale(&out_dir.join("blocks"), &written);
+    write_if_changed(&out_dir.join("book_tests.rs"), &tests);
+}
+
+/// The markdown files of one edition, in a stable order.
+fn chapters(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// A Rust identifier for a file stem such as `ch01-future-trait`.
+fn ident(stem: &str) -> String {
+    let ident: String = stem
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if ident.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("_{ident}")
+    } else {
+        ident
+    }
+}
+
+/// Writing an unchanged file would update its time and make cargo rebuild
+/// (and rerun this script) for nothing.
+fn write_if_changed(path: &Path, content: &str) {
+    if fs::read_to_string(path).is_ok_and(|old| old == content) {
+        return;
+    }
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, content).unwrap();
+}
+
+/// Deletes program files of blocks that no longer exist.
+fn remove_stale(dir: &Path, keep: &BTreeSet<PathBuf>) {
+    for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            remove_stale(&path, keep);
+        } else if !keep.contains(&path) {
+            let _ = fs::remove_file(path);
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! One test per ```rust block of both editions: `<lang>::<chapter>::line_<N>`
+//! checks the block that opens on line N of `src/<lang>/<chapter>.md`.
+//!
+//! skeptic compiles each program with `rustc` against this package's
+//! dependencies and runs it. skeptic picks the newest edition it knows
+//! (2021), so `.cargo/config.toml` points `RUSTC` at
+//! `tools/booktest/rustc-edition-2024`, which passes `--edition=2024`
+//! instead; `blocks_compile_as_edition_2024` proves that it did.
+
+use std::env;
+use std::panic::{self, AssertUnwindSafe};
+use std::path::Path;
+use std::process::Command;
+
+/// How a block is checked; see `src/blocks.rs`.
+enum Mode {
+    Run,
+    NoRun,
+    ShouldPanic,
+    CompileFail(&'static [&'static str]),
+}
+
+struct Block {
+    chapter: &'static str,
+    line: usize,
+    mode: Mode,
+    /// Where the program was written, so that rustc's line numbers in a
+    /// failure can be read against it.
+    program_file: &'static str,
+    program: &'static str,
+}
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+const OUT_DIR: &str = env!("OUT_DIR");
+const TARGET: &str = env!("BOOKTEST_TARGET");
+
+/// Whether skeptic compiled (and, if asked, ran) `program` successfully.
+fn through_skeptic(program: &str, run: bool) -> bool {
+    panic::catch_unwind(AssertUnwindSafe(|| {
+        if run {
+            skeptic::rt::run_test(ROOT, OUT_DIR, TARGET, program);
+        } else {
+            skeptic::rt::compile_test(ROOT, OUT_DIR, TARGET, program);
+        }
+    }))
+    .is_ok()
+}
+
+fn check(block: &Block) {
+    let at = format!("{}:{}", block.chapter, block.line);
+    let program = block.program_file;
+    match block.mode {
+        Mode::Run => assert!(
+            through_skeptic(block.program, true),
+            "{at}: the block failed to compile or to run (program: {program})"
+        ),
+        Mode::NoRun => assert!(
+            through_skeptic(block.program, false),
+            "{at}: the block failed to compile (program: {program})"
+        ),
+        Mode::ShouldPanic => {
+            // Compile first, so that a compile error is not taken for the
+            // expected panic.
+            assert!(
+                through_skeptic(block.program, false),
+                "{at}: the block failed to compile (program: {program})"
+            );
+            assert!(
+                !through_skeptic(block.program, true),
+                "{at}: marked should_panic, but it ran successfully"
+            );
+        }
+        Mode::CompileFail(codes) => {
+            assert!(
+                !through_skeptic(block.program, false),
+                "{at}: marked compile_fail, but it compiles (program: {program})"
+            );
+            let stderr = rustc_errors(Path::new(block.program_file));
+            for code in codes {
+                assert!(
+                    stderr.contains(&format!("error[{code}]")),
+                    "{at}: expected error {code}; rustc said:\n{stderr}"
+                );
+            }
+        }
+    }
+}
+
+/// What rustc prints for `file` compiled alone (std only), as edition 2024.
+fn rustc_errors(file: &Path) -> String {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("compile-fail");
+    std::fs::create_dir_all(&out).unwrap();
+    let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let output = Command::new(rustc)
+        .args([
+            "--edition=2024",
+            "--crate-type=bin",
+            "--emit=metadata",
+            "--out-dir",
+        ])
+        .arg(&out)
+        .arg(file)
+        .output()
+        .expect("cannot run rustc");
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// `Future` is in the prelude from edition 2024 on: this compiles only if
+/// the blocks really are compiled as 2024 (see the module comment).
+#[test]
+fn blocks_compile_as_edition_2024() {
+    let program = "fn main() { fn takes(_: impl Future<Output = ()>) {} takes(async {}); }";
+    assert!(
+        through_skeptic(program, false),
+        "book blocks are not compiled as edition 2024: is RUSTC set in your \
+         environment? .cargo/config.toml sets it to the edition wrapper only \
+         where it is not already set"
+    );
+}
+
+/// Checks `program` as a block of the given mode; returns the failure
+/// message, if the check failed.
+fn failure_of(mode: Mode, program: &'static str) -> Option<String> {
+    let block = Block {
+        chapter: "src/ja/example.md",
+        line: 1,
+        mode,
+        program_file: "(inline)",
+        program,
+    };
+    let failure = panic::catch_unwind(|| check(&block)).err()?;
+    Some(
+        failure
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_default(),
+    )
+}
+
+#[test]
+fn a_compile_fail_block_that_compiles_is_reported() {
+    let message = failure_of(Mode::CompileFail(&[]), "fn main() {}").unwrap();
+    assert!(message.contains("src/ja/example.md:1: marked compile_fail, but it compiles"));
+}
+
+#[test]
+fn a_should_panic_block_must_compile_and_then_fail() {
+    assert_eq!(
+        failure_of(Mode::ShouldPanic, "fn main() { panic!() }"),
+        None
+    );
+    let message = failure_of(Mode::ShouldPanic, "fn main() {}").unwrap();
+    assert!(message.contains("marked should_panic, but it ran successfully"));
+    let message = failure_of(Mode::ShouldPanic, "fn main() { error }").unwrap();
+    assert!(message.contains("failed to compile"), "{message}");
+}
+
+#[test]
+fn a_no_run_block_is_compiled_but_not_run() {
+    assert_eq!(failure_of(Mode::NoRun, "fn main() { panic!() }"), None);
+    let message = failure_of(Mode::NoRun, "fn main() { error }").unwrap();
+    assert!(message.contains("failed to compile"), "{message}");
+}
+
+include!(concat!(env!("OUT_DIR"), "/book_tests.rs"));
