@@ -13,10 +13,22 @@
 //! | [`combinators`] | 1: `Join` and `AndThen` as state machines |
 //! | [`real_future`] | 1: the same socket read on `std::future::Future` |
 //! | [`pinning`] | 1: why a self-referential value must not move |
+//! | [`timer`] | 2: `TimerFuture`, one thread per timer |
+//! | [`executor`] | 3: a channel executor with `ArcWake` |
+//! | [`std_executor`] | 3: the same executor on `std::task::Wake` |
+//! | [`state_machine`] | 4: async code and its hand-written state machines |
+//! | [`pitfalls`] | bugs the book shows on purpose, each with its test |
 //! | [`exercises`] | solutions to the exercises at the end of each chapter |
 
 pub mod combinators;
+pub mod executor;
 pub mod exercises;
 pub mod pinning;
+pub mod pitfalls;
 pub mod real_future;
 pub mod simple_future;
+pub mod state_machine;
+pub mod std_executor;
+#[cfg(test)]
+mod test_wakers;
+pub mod timer;

@@ -2,3 +2,6 @@
 //! chapter, each tested.
 
 pub mod ch01;
+pub mod ch02;
+pub mod ch03;
+pub mod ch04;

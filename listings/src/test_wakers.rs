@@ -1,0 +1,114 @@
+//! Wakers for tests that count what is done to them.
+//!
+//! `std::task::Wake` cannot observe clones (they are `Arc` clones), so
+//! this is built on `RawWaker`, the way chapter 5 builds one: the data
+//! pointer is an `Arc<Counters>`, and each vtable function keeps its
+//! reference count exactly right.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{RawWaker, RawWakerVTable, Waker};
+
+type Hook = Box<dyn FnOnce() + Send>;
+
+#[derive(Default)]
+struct Counters {
+    wakes: AtomicUsize,
+    clones: AtomicUsize,
+    /// Runs on the first clone.
+    on_clone: Mutex<Option<Hook>>,
+}
+
+/// A task stand-in: hands out wakers and counts wakes and clones.
+pub struct TestWaker {
+    counters: Arc<Counters>,
+}
+
+impl TestWaker {
+    pub fn new() -> Self {
+        TestWaker {
+            counters: Arc::default(),
+        }
+    }
+
+    /// A waker that runs `hook` the first time it is cloned.
+    pub fn with_clone_hook(hook: impl FnOnce() + Send + 'static) -> Self {
+        let waker = TestWaker::new();
+        *waker.counters.on_clone.lock().unwrap() = Some(Box::new(hook));
+        waker
+    }
+
+    /// A new waker for this task (not counted as a clone).
+    pub fn waker(&self) -> Waker {
+        let data = Arc::into_raw(Arc::clone(&self.counters)).cast::<()>();
+        // SAFETY: `data` comes from `Arc::into_raw` and owns one count,
+        // which is what every function of VTABLE expects.
+        unsafe { Waker::from_raw(RawWaker::new(data, &VTABLE)) }
+    }
+
+    pub fn wakes(&self) -> usize {
+        self.counters.wakes.load(Ordering::SeqCst)
+    }
+
+    pub fn clones(&self) -> usize {
+        self.counters.clones.load(Ordering::SeqCst)
+    }
+}
+
+static VTABLE: RawWakerVTable =
+    RawWakerVTable::new(clone_waker, wake_waker, wake_by_ref_waker, drop_waker);
+
+/// Borrows the counters behind `data` without touching the count.
+///
+/// # Safety
+/// `data` must come from `Arc::<Counters>::into_raw` and still own a count.
+unsafe fn counters<'a>(data: *const ()) -> &'a Counters {
+    // SAFETY: the caller guarantees that the `Arc` is alive.
+    unsafe { &*data.cast::<Counters>() }
+}
+
+unsafe fn clone_waker(data: *const ()) -> RawWaker {
+    // SAFETY: every RawWaker built with VTABLE holds a live count.
+    let counters = unsafe { counters(data) };
+    counters.clones.fetch_add(1, Ordering::SeqCst);
+    let hook = counters.on_clone.lock().unwrap().take();
+    if let Some(hook) = hook {
+        hook();
+    }
+    // SAFETY: as above; the new RawWaker owns the count added here.
+    unsafe { Arc::increment_strong_count(data.cast::<Counters>()) };
+    RawWaker::new(data, &VTABLE)
+}
+
+unsafe fn wake_waker(data: *const ()) {
+    // SAFETY: `wake` consumes the waker, so it takes over its count.
+    unsafe {
+        wake_by_ref_waker(data);
+        drop_waker(data);
+    }
+}
+
+unsafe fn wake_by_ref_waker(data: *const ()) {
+    // SAFETY: the waker is alive for the duration of the call.
+    unsafe { counters(data) }
+        .wakes
+        .fetch_add(1, Ordering::SeqCst);
+}
+
+unsafe fn drop_waker(data: *const ()) {
+    // SAFETY: the waker being dropped owns one count; give it back.
+    unsafe { Arc::decrement_strong_count(data.cast::<Counters>()) };
+}
+
+#[test]
+fn test_waker_counts_and_keeps_the_reference_count_exact() {
+    let task = TestWaker::new();
+    let waker = task.waker();
+    let copy = waker.clone();
+    assert_eq!(Arc::strong_count(&task.counters), 3);
+    copy.wake();
+    waker.wake_by_ref();
+    assert_eq!((task.wakes(), task.clones()), (2, 1));
+    drop(waker);
+    assert_eq!(Arc::strong_count(&task.counters), 1);
+}
