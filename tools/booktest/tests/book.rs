@@ -7,10 +7,13 @@
 //! `tools/booktest/rustc-edition-2024`, which passes `--edition=2024`
 //! instead; `blocks_compile_as_edition_2024` proves that it did.
 
+use std::any::Any;
+use std::collections::BTreeMap;
 use std::env;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
 use std::process::Command;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// How a block is checked; see `src/blocks.rs`.
 enum Mode {
@@ -35,15 +38,52 @@ const OUT_DIR: &str = env!("OUT_DIR");
 const TARGET: &str = env!("BOOKTEST_TARGET");
 
 /// Whether skeptic compiled (and, if asked, ran) `program` successfully.
-fn through_skeptic(program: &str, run: bool) -> bool {
-    panic::catch_unwind(AssertUnwindSafe(|| {
-        if run {
-            skeptic::rt::run_test(ROOT, OUT_DIR, TARGET, program);
-        } else {
-            skeptic::rt::compile_test(ROOT, OUT_DIR, TARGET, program);
+///
+/// Both editions embed the same listings, so most programs appear twice;
+/// each distinct program is checked once and the result shared.
+fn through_skeptic(program: &'static str, run: bool) -> bool {
+    /// Per program and way of checking it, the result, once known.
+    type Results = BTreeMap<(&'static str, bool), Arc<OnceLock<bool>>>;
+    static CHECKED: Mutex<Results> = Mutex::new(BTreeMap::new());
+    let once = Arc::clone(
+        CHECKED
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry((program, run))
+            .or_default(),
+    );
+    *once.get_or_init(|| check_once(program, run))
+}
+
+fn check_once(program: &str, run: bool) -> bool {
+    for _attempt in 0..3 {
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            if run {
+                skeptic::rt::run_test(ROOT, OUT_DIR, TARGET, program);
+            } else {
+                skeptic::rt::compile_test(ROOT, OUT_DIR, TARGET, program);
+            }
+        }));
+        match outcome {
+            Ok(()) => return true,
+            // skeptic runs a compiled program from its cache while other
+            // threads spawn processes; a child that has not yet reached
+            // `exec` can still hold the cache file open for writing, and
+            // Linux then refuses to run it ("text file busy"). That says
+            // nothing about the program: try again.
+            Err(payload) if panic_message(&payload).contains("Text file busy") => continue,
+            Err(_) => return false,
         }
-    }))
-    .is_ok()
+    }
+    false
+}
+
+fn panic_message(payload: &Box<dyn Any + Send>) -> &str {
+    payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or("")
 }
 
 fn check(block: &Block) {
