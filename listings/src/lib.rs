@@ -29,6 +29,6 @@ pub mod real_future;
 pub mod simple_future;
 pub mod state_machine;
 pub mod std_executor;
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod test_wakers;
 pub mod timer;

@@ -7,10 +7,16 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::thread;
 use std::time::Duration;
+
+// Under `--cfg loom`, the model checker's own mutex and `Arc` stand in for
+// std's, so that it can try every interleaving of `poll` and `complete`.
+#[cfg(loom)]
+use loom::sync::{Arc, Mutex};
+#[cfg(not(loom))]
+use std::sync::{Arc, Mutex};
 
 // ANCHOR: shared_state
 /// What the future and its timer thread share.
@@ -81,7 +87,43 @@ fn complete(shared: &Mutex<SharedState>) {
 }
 // ANCHOR_END: new
 
-#[cfg(test)]
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::task::Wake;
+
+    struct CountWakes(AtomicUsize);
+
+    impl Wake for CountWakes {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// In every interleaving of a poll and the completion: if the poll
+    /// returned `Pending`, the task is woken exactly once.
+    #[test]
+    fn loom_poll_and_complete_never_lose_the_wake_up() {
+        loom::model(|| {
+            let shared = Arc::new(Mutex::new(SharedState::default()));
+            let mut timer = TimerFuture {
+                shared: Arc::clone(&shared),
+            };
+            let completer = loom::thread::spawn(move || complete(&shared));
+
+            let wakes = std::sync::Arc::new(CountWakes(AtomicUsize::new(0)));
+            let waker = Waker::from(std::sync::Arc::clone(&wakes));
+            let poll = Pin::new(&mut timer).poll(&mut Context::from_waker(&waker));
+            completer.join().unwrap();
+
+            let expected = if poll.is_pending() { 1 } else { 0 };
+            assert_eq!(wakes.0.load(Ordering::SeqCst), expected);
+        });
+    }
+}
+
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
     use crate::test_wakers::TestWaker;
