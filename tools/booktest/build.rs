@@ -12,7 +12,7 @@ mod blocks;
 #[path = "src/expand.rs"]
 mod expand;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::env;
 use std::fmt::Write as _;
 use std::fs;
@@ -39,6 +39,10 @@ fn main() {
     let mut written = BTreeSet::new();
     let mut watched = BTreeSet::new();
     let mut failures = Vec::new();
+    // chapter -> edition -> its blocks' (line, mode, program file), for the
+    // parity tests.
+    let mut editions: BTreeMap<String, BTreeMap<&str, Vec<(usize, String, PathBuf)>>> =
+        BTreeMap::new();
     for lang in ["ja", "zh"] {
         writeln!(tests, "mod {lang} {{\n    use super::*;").unwrap();
         for chapter in chapters(&root.join("src").join(lang)) {
@@ -60,6 +64,11 @@ fn main() {
                     continue;
                 }
             };
+            let parity = editions
+                .entry(name.clone())
+                .or_default()
+                .entry(lang)
+                .or_default();
             if blocks.is_empty() {
                 continue;
             }
@@ -70,14 +79,15 @@ fn main() {
                     .join(lang)
                     .join(&name)
                     .join(format!("line_{}.rs", block.line));
-                write_if_changed(&file, &block.program);
-                written.insert(file.clone());
                 let mode = match &block.mode {
                     Mode::Run => "Mode::Run".to_owned(),
                     Mode::NoRun => "Mode::NoRun".to_owned(),
                     Mode::ShouldPanic => "Mode::ShouldPanic".to_owned(),
                     Mode::CompileFail(codes) => format!("Mode::CompileFail(&{codes:?})"),
                 };
+                write_if_changed(&file, &block.program);
+                written.insert(file.clone());
+                parity.push((block.line, mode.clone(), file.clone()));
                 writeln!(
                     tests,
                     "        /// `{shown}`, line {line}\n        #[test]\n        fn line_{line}() {{\n            check(&Block {{\n                chapter: {shown:?},\n                line: {line},\n                mode: {mode},\n                program_file: {file:?},\n                program: include_str!({file:?}),\n            }});\n        }}",
@@ -90,6 +100,7 @@ fn main() {
         }
         writeln!(tests, "}}").unwrap();
     }
+    write_parity_tests(&mut tests, &editions);
     if !failures.is_empty() {
         for failure in &failures {
             eprintln!("error: {failure}");
@@ -101,6 +112,39 @@ fn main() {
     }
     remove_stale(&out_dir.join("blocks"), &written);
     write_if_changed(&out_dir.join("book_tests.rs"), &tests);
+}
+
+/// One test per chapter, `parity::<chapter>`: both editions must exist and
+/// hold the same rust blocks (same programs, same modes, same order).
+fn write_parity_tests(
+    tests: &mut String,
+    editions: &BTreeMap<String, BTreeMap<&str, Vec<(usize, String, PathBuf)>>>,
+) {
+    writeln!(tests, "mod parity {{\n    use super::*;").unwrap();
+    for (name, by_lang) in editions {
+        let list = |lang: &str| match by_lang.get(lang) {
+            None => "None".to_owned(),
+            Some(blocks) => {
+                let items: Vec<String> = blocks
+                    .iter()
+                    .map(|(line, mode, file)| {
+                        let file = file.display().to_string();
+                        format!("({line}, {mode}, include_str!({file:?}))")
+                    })
+                    .collect();
+                format!("Some(&[{}])", items.join(", "))
+            }
+        };
+        writeln!(
+            tests,
+            "    #[test]\n    fn {}() {{\n        same_blocks({name:?}, {}, {});\n    }}",
+            ident(name),
+            list("ja"),
+            list("zh"),
+        )
+        .unwrap();
+    }
+    writeln!(tests, "}}").unwrap();
 }
 
 /// The markdown files of one edition, in a stable order.

@@ -16,6 +16,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// How a block is checked; see `src/blocks.rs`.
+#[derive(PartialEq)]
 enum Mode {
     Run,
     NoRun,
@@ -200,6 +201,31 @@ fn a_no_run_block_is_compiled_but_not_run() {
     assert_eq!(failure_of(Mode::NoRun, "fn main() { panic!() }"), None);
     let message = failure_of(Mode::NoRun, "fn main() { error }").unwrap();
     assert!(message.contains("failed to compile"), "{message}");
+}
+
+/// The rust blocks of one edition of a chapter: line, mode and program.
+type Edition = Option<&'static [(usize, Mode, &'static str)]>;
+
+/// Both editions of `chapter` exist and show the same programs in the same
+/// order: a reader can switch language and find the same code.
+fn same_blocks(chapter: &str, ja: Edition, zh: Edition) {
+    let (Some(ja), Some(zh)) = (ja, zh) else {
+        panic!("{chapter}.md must exist in both src/ja and src/zh");
+    };
+    for (index, (a, b)) in ja.iter().zip(zh).enumerate() {
+        assert!(
+            a.1 == b.1 && a.2 == b.2,
+            "rust block {} differs: src/ja/{chapter}.md:{} and src/zh/{chapter}.md:{}",
+            index + 1,
+            a.0,
+            b.0
+        );
+    }
+    assert_eq!(
+        ja.len(),
+        zh.len(),
+        "src/ja/{chapter}.md and src/zh/{chapter}.md have different numbers of rust blocks"
+    );
 }
 
 include!(concat!(env!("OUT_DIR"), "/book_tests.rs"));
