@@ -21,6 +21,10 @@ use std::process;
 
 use blocks::{Mode, rust_blocks};
 
+/// Chapter -> edition -> its blocks' line, mode and program file, for the
+/// parity tests.
+type Editions = BTreeMap<String, BTreeMap<&'static str, Vec<(usize, String, PathBuf)>>>;
+
 fn main() {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = manifest_dir.join("../..").canonicalize().unwrap();
@@ -39,10 +43,7 @@ fn main() {
     let mut written = BTreeSet::new();
     let mut watched = BTreeSet::new();
     let mut failures = Vec::new();
-    // chapter -> edition -> its blocks' (line, mode, program file), for the
-    // parity tests.
-    let mut editions: BTreeMap<String, BTreeMap<&str, Vec<(usize, String, PathBuf)>>> =
-        BTreeMap::new();
+    let mut editions = Editions::new();
     for lang in ["ja", "zh"] {
         writeln!(tests, "mod {lang} {{\n    use super::*;").unwrap();
         for chapter in chapters(&root.join("src").join(lang)) {
@@ -116,10 +117,7 @@ fn main() {
 
 /// One test per chapter, `parity::<chapter>`: both editions must exist and
 /// hold the same rust blocks (same programs, same modes, same order).
-fn write_parity_tests(
-    tests: &mut String,
-    editions: &BTreeMap<String, BTreeMap<&str, Vec<(usize, String, PathBuf)>>>,
-) {
+fn write_parity_tests(tests: &mut String, editions: &Editions) {
     writeln!(tests, "mod parity {{\n    use super::*;").unwrap();
     for (name, by_lang) in editions {
         let list = |lang: &str| match by_lang.get(lang) {
