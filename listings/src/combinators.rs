@@ -24,12 +24,16 @@ enum MaybeDone<F: SimpleFuture> {
 impl<F: SimpleFuture> MaybeDone<F> {
     /// Polls the future if it is still running. Returns `true` once done.
     fn poll(&mut self, wake: fn()) -> bool {
-        if let MaybeDone::Running(future) = self {
-            if let Poll::Ready(output) = future.poll(wake) {
-                // Replacing the variant drops the finished future here:
-                // it is never polled again.
-                *self = MaybeDone::Done(output);
+        match self {
+            MaybeDone::Running(future) => {
+                if let Poll::Ready(output) = future.poll(wake) {
+                    // Replacing the variant drops the finished future
+                    // here: it is never polled again.
+                    *self = MaybeDone::Done(output);
+                }
             }
+            MaybeDone::Done(_) => {}
+            MaybeDone::Taken => panic!("Join polled after it completed"),
         }
         matches!(self, MaybeDone::Done(_))
     }
@@ -256,6 +260,15 @@ mod tests {
         let mut join = Join::new(Countdown::new("a", 0, &log), Countdown::new("b", 0, &log));
         assert_eq!(join.poll(noop), Poll::Ready(("a", "b")));
         assert_eq!(lines(&log), ["a: Ready", "b: Ready"]);
+    }
+
+    #[test]
+    #[should_panic(expected = "Join polled after it completed")]
+    fn join_panics_when_polled_after_completion() {
+        let log = Log::default();
+        let mut join = Join::new(Countdown::new("a", 0, &log), Countdown::new("b", 0, &log));
+        assert_eq!(join.poll(noop), Poll::Ready(("a", "b")));
+        let _ = join.poll(noop);
     }
 
     #[test]
