@@ -19,11 +19,18 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process;
 
-use blocks::{Mode, rust_blocks};
+use blocks::{Mode, heading_ids, rust_blocks};
 
-/// Chapter -> edition -> its blocks' line, mode and program file, for the
-/// parity tests.
-type Editions = BTreeMap<String, BTreeMap<&'static str, Vec<(usize, String, PathBuf)>>>;
+/// What the parity tests compare between the two editions of a chapter.
+#[derive(Default)]
+struct Edition {
+    heading_ids: Vec<String>,
+    /// Each rust block's line, mode and program file.
+    blocks: Vec<(usize, String, PathBuf)>,
+}
+
+/// Chapter -> language -> its edition.
+type Editions = BTreeMap<String, BTreeMap<&'static str, Edition>>;
 
 fn main() {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
@@ -70,6 +77,10 @@ fn main() {
                 .or_default()
                 .entry(lang)
                 .or_default();
+            match heading_ids(&expanded) {
+                Ok(ids) => parity.heading_ids = ids,
+                Err(e) => failures.push(format!("{shown}:{}: {}", e.line, e.message)),
+            }
             if blocks.is_empty() {
                 continue;
             }
@@ -88,7 +99,7 @@ fn main() {
                 };
                 write_if_changed(&file, &block.program);
                 written.insert(file.clone());
-                parity.push((block.line, mode.clone(), file.clone()));
+                parity.blocks.push((block.line, mode.clone(), file.clone()));
                 writeln!(
                     tests,
                     "        /// `{shown}`, line {line}\n        #[test]\n        fn line_{line}() {{\n            check(&Block {{\n                chapter: {shown:?},\n                line: {line},\n                mode: {mode},\n                program_file: {file:?},\n                program: include_str!({file:?}),\n            }});\n        }}",
@@ -115,22 +126,28 @@ fn main() {
     write_if_changed(&out_dir.join("book_tests.rs"), &tests);
 }
 
-/// One test per chapter, `parity::<chapter>`: both editions must exist and
-/// hold the same rust blocks (same programs, same modes, same order).
+/// One test per chapter, `parity::<chapter>`: both editions must exist, have
+/// the same sections (heading ids) and hold the same rust blocks (same
+/// programs, same modes, same order).
 fn write_parity_tests(tests: &mut String, editions: &Editions) {
     writeln!(tests, "mod parity {{\n    use super::*;").unwrap();
     for (name, by_lang) in editions {
         let list = |lang: &str| match by_lang.get(lang) {
             None => "None".to_owned(),
-            Some(blocks) => {
-                let items: Vec<String> = blocks
+            Some(edition) => {
+                let items: Vec<String> = edition
+                    .blocks
                     .iter()
                     .map(|(line, mode, file)| {
                         let file = file.display().to_string();
                         format!("({line}, {mode}, include_str!({file:?}))")
                     })
                     .collect();
-                format!("Some(&[{}])", items.join(", "))
+                format!(
+                    "Some((&{:?}, &[{}]))",
+                    edition.heading_ids,
+                    items.join(", ")
+                )
             }
         };
         writeln!(

@@ -9,7 +9,7 @@
 //! This file is also compiled into the build script with `#[path]`; it uses
 //! `std` and `pulldown-cmark` only.
 
-use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag};
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag};
 
 use super::expand::{Error, Expanded};
 
@@ -85,6 +85,28 @@ pub fn rust_blocks(chapter: &Expanded) -> Result<Vec<Block>, Error> {
         }
     }
     Ok(blocks)
+}
+
+/// The explicit ids of the chapter's headings (`## Title {#id}`), in order.
+///
+/// Every heading must have one: ids generated from Japanese and Chinese
+/// titles would differ, and a reader switching language lands on the same
+/// section only if both editions use the same id.
+pub fn heading_ids(chapter: &Expanded) -> Result<Vec<String>, Error> {
+    let text = &chapter.text;
+    let mut ids = Vec::new();
+    let parser = Parser::new_ext(text, Options::ENABLE_HEADING_ATTRIBUTES);
+    for (event, range) in parser.into_offset_iter() {
+        if let Event::Start(Tag::Heading(_, id, _)) = event {
+            let line = chapter.source_lines[text[..range.start].matches('\n').count()];
+            let Some(id) = id else {
+                let message = "a heading without an id: end it with {#some-id}".into();
+                return Err(Error { line, message });
+            };
+            ids.push(id.to_owned());
+        }
+    }
+    Ok(ids)
 }
 
 fn is_rust(tokens: &[String], line: usize) -> Result<bool, Error> {
@@ -255,6 +277,14 @@ mod tests {
             assert_eq!(err.line, 3, "{info}");
             assert!(err.message.contains(message), "{info}: {}", err.message);
         }
+    }
+
+    #[test]
+    fn headings_need_ids() {
+        let md = "# Title {#title}\n\n```rust\n# hidden\nfn main() {}\n```\n\n## Part {#part}\n";
+        assert_eq!(heading_ids(&chapter(md)).unwrap(), ["title", "part"]);
+        let err = heading_ids(&chapter("# A {#a}\n\n## B\n")).unwrap_err();
+        assert_eq!(err.line, 3);
     }
 
     #[test]

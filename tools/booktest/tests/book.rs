@@ -203,15 +203,24 @@ fn a_no_run_block_is_compiled_but_not_run() {
     assert!(message.contains("failed to compile"), "{message}");
 }
 
-/// The rust blocks of one edition of a chapter: line, mode and program.
-type Edition = Option<&'static [(usize, Mode, &'static str)]>;
+/// One edition of a chapter: its heading ids, and its rust blocks' line,
+/// mode and program.
+type Edition = Option<(
+    &'static [&'static str],
+    &'static [(usize, Mode, &'static str)],
+)>;
 
-/// Both editions of `chapter` exist and show the same programs in the same
-/// order: a reader can switch language and find the same code.
+/// Both editions of `chapter` exist, have the same sections and show the
+/// same programs in the same order: a reader can switch language and find
+/// the same section and the same code.
 fn same_blocks(chapter: &str, ja: Edition, zh: Edition) {
-    let (Some(ja), Some(zh)) = (ja, zh) else {
+    let (Some((ja_ids, ja)), Some((zh_ids, zh))) = (ja, zh) else {
         panic!("{chapter}.md must exist in both src/ja and src/zh");
     };
+    assert_eq!(
+        ja_ids, zh_ids,
+        "src/ja/{chapter}.md and src/zh/{chapter}.md have different sections (heading ids)"
+    );
     for (index, (a, b)) in ja.iter().zip(zh).enumerate() {
         assert!(
             a.1 == b.1 && a.2 == b.2,
