@@ -11,7 +11,7 @@
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 fn listings_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -51,31 +51,34 @@ fn compare(expected: &Path, actual: &str, what: &str) -> Option<String> {
 
 #[test]
 fn every_shown_output_is_what_the_program_prints() {
-    let mut failures = Vec::new();
     let outputs = files_ending(&listings_dir().join("output"), ".txt");
     assert!(!outputs.is_empty());
-    for expected in outputs {
-        let name = expected.file_stem().unwrap().to_str().unwrap();
-        let program = examples_dir().join(name);
-        let source = listings_dir().join("examples").join(format!("{name}.rs"));
-        assert!(
-            source.exists(),
-            "{}: no example named {name}",
-            expected.display()
-        );
-        let built = |path: &Path| fs::metadata(path).and_then(|m| m.modified()).ok();
-        assert!(
-            built(&program) >= built(&source),
-            "example {name} is not built or out of date: run plain `cargo test`, which builds the examples"
-        );
-        let output = Command::new(&program).output().unwrap();
+    // Start every program first: many of them mostly sleep on timers.
+    let running: Vec<_> = outputs
+        .iter()
+        .map(|expected| {
+            let name = expected.file_stem().unwrap().to_str().unwrap();
+            let program = examples_dir().join(name);
+            let source = listings_dir().join("examples").join(format!("{name}.rs"));
+            assert!(source.exists(), "{}: no example named {name}", expected.display());
+            let built = |path: &Path| fs::metadata(path).and_then(|m| m.modified()).ok();
+            assert!(
+                built(&program) >= built(&source),
+                "example {name} is not built or out of date: run plain `cargo test`, which builds the examples"
+            );
+            let child = Command::new(&program)
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap();
+            (expected, name, child)
+        })
+        .collect();
+    let mut failures = Vec::new();
+    for (expected, name, child) in running {
+        let output = child.wait_with_output().unwrap();
         assert!(output.status.success(), "{name} failed: {output:?}");
         let stdout = String::from_utf8(output.stdout).unwrap();
-        failures.extend(compare(
-            &expected,
-            &stdout,
-            &format!("the output of {name}"),
-        ));
+        failures.extend(compare(expected, &stdout, &format!("the output of {name}")));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
