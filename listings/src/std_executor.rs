@@ -53,6 +53,8 @@ pub fn new_executor_and_spawner(capacity: usize) -> (Executor, Spawner) {
 
 impl Spawner {
     /// Wraps `future` in a task and queues it for its first poll.
+    ///
+    /// Blocks while the queue is full. Panics if the executor is gone.
     pub fn spawn(&self, future: impl Future<Output = ()> + Send + 'static) {
         let task = Arc::new(Task {
             future: Mutex::new(Some(Box::pin(future))),
