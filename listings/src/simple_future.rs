@@ -107,7 +107,8 @@ static WOKEN: Mutex<bool> = Mutex::new(false);
 static WOKEN_CHANGED: Condvar = Condvar::new();
 /// With one flag, two `block_on` running at once could take each other's
 /// wake-ups. This lock lets only one run at a time (so a future must not
-/// call `block_on` itself: it would wait for this lock forever).
+/// call `block_on` itself: locking a `Mutex` again on the thread that holds
+/// it deadlocks or panics).
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// The wake-up callback that [`block_on`] gives to the future.
