@@ -11,19 +11,24 @@ use std::os::unix::net::UnixStream;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use super::simple_future::when_readable;
+use super::simple_future::{Watcher, when_readable};
 
 // ANCHOR: socket_read
 /// Reads whatever data is available on a non-blocking socket.
 #[derive(Debug)]
 pub struct SocketRead<'a> {
     socket: &'a UnixStream,
+    /// The thread waiting for the socket since the last `Pending`, if any.
+    watcher: Option<Watcher>,
 }
 
 impl<'a> SocketRead<'a> {
     /// A read from `socket`, which must be in non-blocking mode.
     pub fn new(socket: &'a UnixStream) -> Self {
-        SocketRead { socket }
+        SocketRead {
+            socket,
+            watcher: None,
+        }
     }
 }
 
@@ -32,16 +37,23 @@ impl Future for SocketRead<'_> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut buf = [0; 1024];
-        // `SocketRead` holds only a reference, so it is `Unpin` and the pin
-        // gives us a plain `&mut Self` back.
+        // `SocketRead` holds only a reference and an `Option<Watcher>`, so
+        // it is `Unpin` and the pin gives us a plain `&mut Self` back.
         let this = self.get_mut();
         match this.socket.read(&mut buf) {
-            Ok(n) => Poll::Ready(Ok(buf[..n].to_vec())),
+            Ok(n) => {
+                this.watcher = None;
+                Poll::Ready(Ok(buf[..n].to_vec()))
+            }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                // The waker names this very task; clone it for the thread.
+                // The waker names the task polling *now*; the new watcher
+                // replaces the previous one, which may hold an older waker.
                 let waker = cx.waker().clone();
                 match when_readable(this.socket, move || waker.wake()) {
-                    Ok(()) => Poll::Pending,
+                    Ok(watcher) => {
+                        this.watcher = Some(watcher);
+                        Poll::Pending
+                    }
                     Err(e) => Poll::Ready(Err(e)),
                 }
             }
@@ -54,41 +66,30 @@ impl Future for SocketRead<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_wakers::{TestWaker, eventually};
     use std::io::Write;
     use std::pin::pin;
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::task::{Wake, Waker};
     use std::thread;
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
 
-    /// Counts its wake-ups, so a test can see that this waker was used.
-    struct CountingWaker(AtomicUsize);
-
-    impl Wake for CountingWaker {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
+    fn nonblocking_pair() -> (UnixStream, UnixStream) {
+        let (reader, writer) = UnixStream::pair().unwrap();
+        reader.set_nonblocking(true).unwrap();
+        (reader, writer)
     }
 
     #[test]
     fn pending_read_wakes_the_waker_it_was_given() {
-        let (reader, mut writer) = UnixStream::pair().unwrap();
-        reader.set_nonblocking(true).unwrap();
-        let counter = Arc::new(CountingWaker(AtomicUsize::new(0)));
-        let waker = Waker::from(Arc::clone(&counter));
+        let (reader, mut writer) = nonblocking_pair();
+        let task = TestWaker::new();
+        let waker = task.waker();
         let mut cx = Context::from_waker(&waker);
         let mut read = pin!(SocketRead::new(&reader));
 
         assert!(read.as_mut().poll(&mut cx).is_pending());
         writer.write_all(b"hi").unwrap();
 
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while counter.0.load(Ordering::SeqCst) == 0 {
-            assert!(Instant::now() < deadline, "the waker was never woken");
-            thread::sleep(Duration::from_millis(1));
-        }
-        assert_eq!(counter.0.load(Ordering::SeqCst), 1);
+        eventually("the waker is woken", || task.wakes() == 1);
         match read.poll(&mut cx) {
             Poll::Ready(Ok(data)) => assert_eq!(data, b"hi"),
             other => panic!("expected the data, got {other:?}"),
@@ -96,9 +97,53 @@ mod tests {
     }
 
     #[test]
+    fn polling_again_leaves_one_watcher_with_the_newest_waker() {
+        let (reader, mut writer) = nonblocking_pair();
+        let (old_task, new_task) = (TestWaker::new(), TestWaker::new());
+        let mut read = pin!(SocketRead::new(&reader));
+        let old_waker = old_task.waker();
+        assert!(
+            read.as_mut()
+                .poll(&mut Context::from_waker(&old_waker))
+                .is_pending()
+        );
+        drop(old_waker);
+        let new_waker = new_task.waker();
+        assert!(
+            read.as_mut()
+                .poll(&mut Context::from_waker(&new_waker))
+                .is_pending()
+        );
+
+        // The first watcher was stopped and let go of the old waker.
+        eventually("the first watcher ends", || old_task.live() == 0);
+        writer.write_all(b"data").unwrap();
+        eventually("the new task is woken", || new_task.wakes() == 1);
+        assert_eq!(old_task.wakes(), 0);
+    }
+
+    #[test]
+    fn dropping_a_pending_read_stops_its_watcher() {
+        let (reader, _writer) = nonblocking_pair();
+        let task = TestWaker::new();
+        {
+            let waker = task.waker();
+            let mut read = pin!(SocketRead::new(&reader));
+            assert!(
+                read.as_mut()
+                    .poll(&mut Context::from_waker(&waker))
+                    .is_pending()
+            );
+            assert_eq!(task.live(), 2, "ours and the watcher's");
+        }
+        // No data ever comes, yet the thread ends and drops its waker.
+        eventually("the watcher ends", || task.live() == 0);
+        assert_eq!(task.wakes(), 0);
+    }
+
+    #[test]
     fn block_on_reads_data_sent_from_another_thread() {
-        let (reader, mut writer) = UnixStream::pair().unwrap();
-        reader.set_nonblocking(true).unwrap();
+        let (reader, mut writer) = nonblocking_pair();
         let sender = thread::spawn(move || {
             thread::sleep(Duration::from_millis(20));
             writer.write_all(b"from afar").unwrap();

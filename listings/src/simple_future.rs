@@ -40,26 +40,44 @@ pub trait SimpleFuture {
 // ANCHOR_END: simple_future
 
 // ANCHOR: when_readable
-/// Calls `on_readable` once `socket` has data to read or its peer hung up.
+/// A thread waiting for a socket to become readable. Dropping it stops the
+/// thread without calling back.
+#[derive(Debug)]
+pub struct Watcher {
+    /// One end of a socket pair; the thread also waits on the other end.
+    /// Dropping this end hangs that one up, which wakes the thread.
+    _stop: UnixStream,
+}
+
+/// Calls `on_readable` once `socket` has data to read or its peer hung up,
+/// unless the returned [`Watcher`] is dropped first.
 ///
 /// One thread per wait is the simplest way to really wait for the operating
 /// system. Chapter 8 replaces it with one `epoll` for every socket.
 pub fn when_readable(
     socket: &UnixStream,
     on_readable: impl FnOnce() + Send + 'static,
-) -> io::Result<()> {
+) -> io::Result<Watcher> {
     // The thread owns a second handle to the same socket, so the caller
     // keeps theirs and the thread never outlives the descriptor it polls.
     let socket = socket.try_clone()?;
+    let (stop, stopped) = UnixStream::pair()?;
     thread::spawn(move || {
-        let mut fds = [PollFd::new(&socket, PollFlags::IN)];
-        // `poll` returns when the socket is readable, hung up or in error.
-        // In every case the reader must look again, so always call back:
-        // a lost call would leave the future pending forever.
+        let mut fds = [
+            PollFd::new(&socket, PollFlags::IN),
+            PollFd::new(&stopped, PollFlags::IN),
+        ];
+        // `poll` returns when the socket is readable, hung up or in error,
+        // or when the `Watcher` is dropped.
         while let Err(Errno::INTR) = poll(&mut fds, None) {}
+        if !fds[1].revents().is_empty() {
+            return; // nobody is waiting any more
+        }
+        // Readable, hung up or in error: in every case the reader must look
+        // again, so always call back. A lost call would leave it pending.
         on_readable();
     });
-    Ok(())
+    Ok(Watcher { _stop: stop })
 }
 // ANCHOR_END: when_readable
 
@@ -68,12 +86,17 @@ pub fn when_readable(
 #[derive(Debug)]
 pub struct SocketRead<'a> {
     socket: &'a UnixStream,
+    /// The thread waiting for the socket since the last `Pending`, if any.
+    watcher: Option<Watcher>,
 }
 
 impl<'a> SocketRead<'a> {
     /// A read from `socket`, which must be in non-blocking mode.
     pub fn new(socket: &'a UnixStream) -> Self {
-        SocketRead { socket }
+        SocketRead {
+            socket,
+            watcher: None,
+        }
     }
 }
 
@@ -84,12 +107,19 @@ impl SimpleFuture for SocketRead<'_> {
         let mut buf = [0; 1024];
         match self.socket.read(&mut buf) {
             // Data was there (or the peer closed the socket: `n == 0`).
-            Ok(n) => Poll::Ready(Ok(buf[..n].to_vec())),
+            Ok(n) => {
+                self.watcher = None; // stops a thread still waiting
+                Poll::Ready(Ok(buf[..n].to_vec()))
+            }
             // "Would block" means "not ready": first arrange to be woken,
-            // then report `Pending`.
+            // then report `Pending`. The new watcher replaces (and stops)
+            // the previous one, so there is never more than one.
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                 match when_readable(self.socket, wake) {
-                    Ok(()) => Poll::Pending,
+                    Ok(watcher) => {
+                        self.watcher = Some(watcher);
+                        Poll::Pending
+                    }
                     Err(e) => Poll::Ready(Err(e)),
                 }
             }
@@ -180,10 +210,11 @@ mod tests {
         assert_eq!(WAKES.load(Ordering::SeqCst), 0, "nothing to read yet");
 
         writer.write_all(b"pong").unwrap();
-        let mut woken = WOKEN.lock().unwrap();
-        while !*woken {
-            woken = CHANGED.wait(woken).unwrap();
-        }
+        let woken = WOKEN.lock().unwrap();
+        let (_woken, timeout) = CHANGED
+            .wait_timeout_while(woken, std::time::Duration::from_secs(10), |woken| !*woken)
+            .unwrap();
+        assert!(!timeout.timed_out(), "never woken");
         assert_eq!(WAKES.load(Ordering::SeqCst), 1);
         assert_eq!(bytes(read.poll(noop)), Poll::Ready(b"pong".to_vec()));
     }

@@ -42,7 +42,8 @@ impl TestWaker {
     pub fn waker(&self) -> Waker {
         let data = Arc::into_raw(Arc::clone(&self.counters)).cast::<()>();
         // SAFETY: `data` comes from `Arc::into_raw` and owns one count,
-        // which is what every function of VTABLE expects.
+        // which is what every function of VTABLE expects; `Counters` is
+        // `Send + Sync` (checked below), so any thread may use the waker.
         unsafe { Waker::from_raw(RawWaker::new(data, &VTABLE)) }
     }
 
@@ -53,7 +54,31 @@ impl TestWaker {
     pub fn clones(&self) -> usize {
         self.counters.clones.load(Ordering::SeqCst)
     }
+
+    /// How many wakers of this task exist right now.
+    pub fn live(&self) -> usize {
+        Arc::strong_count(&self.counters) - 1
+    }
 }
+
+/// Waits until `condition` holds, failing the test after ten seconds
+/// (never reached unless something is broken).
+pub fn eventually(what: &str, condition: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !condition() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never happened: {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+// The vtable functions may run on any thread: `Counters` must be shareable.
+const _: () = {
+    const fn send_and_sync<T: Send + Sync>() {}
+    send_and_sync::<Counters>()
+};
 
 static VTABLE: RawWakerVTable =
     RawWakerVTable::new(clone_waker, wake_waker, wake_by_ref_waker, drop_waker);
@@ -105,10 +130,10 @@ fn test_waker_counts_and_keeps_the_reference_count_exact() {
     let task = TestWaker::new();
     let waker = task.waker();
     let copy = waker.clone();
-    assert_eq!(Arc::strong_count(&task.counters), 3);
+    assert_eq!(task.live(), 2);
     copy.wake();
     waker.wake_by_ref();
     assert_eq!((task.wakes(), task.clones()), (2, 1));
     drop(waker);
-    assert_eq!(Arc::strong_count(&task.counters), 1);
+    assert_eq!(task.live(), 0);
 }

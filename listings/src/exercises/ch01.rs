@@ -30,9 +30,12 @@ where
     type Output = T;
 
     fn poll(&mut self, wake: fn()) -> Poll<T> {
+        // Check first: once mapped, the inner future is finished and must
+        // not be polled again.
+        assert!(self.f.is_some(), "Map polled after it completed");
         match self.future.poll(wake) {
             Poll::Ready(output) => {
-                let f = self.f.take().expect("Map polled after it completed");
+                let f = self.f.take().unwrap(); // checked above
                 Poll::Ready(f(output))
             }
             Poll::Pending => Poll::Pending,
@@ -102,6 +105,15 @@ mod tests {
         assert_eq!(future.poll(noop), Poll::Pending);
         assert_eq!(future.poll(noop), Poll::Ready(1));
         assert_eq!(*log.borrow(), ["n: Pending", "n: Ready"]);
+    }
+
+    #[test]
+    #[should_panic(expected = "Map polled after it completed")]
+    fn map_panics_when_polled_after_completion_without_polling_the_inner_future() {
+        let log = Log::default();
+        let mut future = Map::new(Countdown::new("n", 0, &log), str::len);
+        assert_eq!(future.poll(noop), Poll::Ready(1));
+        let _ = future.poll(noop);
     }
 
     #[test]
