@@ -102,16 +102,41 @@ mod tests {
         assert_eq!(rx.try_iter().collect::<Vec<_>>(), ["howdy!", "done!"]);
     }
 
+    /// Ready on its first poll, after keeping a clone of its waker, which
+    /// keeps its task alive. `_witness` is dropped with the future.
+    struct StashWaker {
+        _witness: Arc<()>,
+        stash: Arc<Mutex<Option<Waker>>>,
+    }
+
+    impl Future for StashWaker {
+        type Output = ();
+        fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> std::task::Poll<()> {
+            *self.stash.lock().unwrap() = Some(cx.waker().clone());
+            std::task::Poll::Ready(())
+        }
+    }
+
     #[test]
-    fn a_finished_task_is_freed() {
+    fn a_finished_future_is_dropped_even_while_its_task_lives_on() {
         let (executor, spawner) = new_executor_and_spawner(16);
         let witness = Arc::new(());
-        let held = Arc::clone(&witness);
+        let future_alive = Arc::downgrade(&witness);
+        let stash = Arc::new(Mutex::new(None));
+        spawner.spawn(StashWaker {
+            _witness: witness,
+            stash: Arc::clone(&stash),
+        });
+        // Runs after the first task finished, while the stashed waker still
+        // keeps that task alive.
+        let (tx, rx) = mpsc::channel();
         spawner.spawn(async move {
-            let _held = held;
+            let waker = stash.lock().unwrap().take();
+            tx.send((waker.is_some(), future_alive.upgrade().is_some()))
+                .unwrap();
         });
         drop(spawner);
         executor.run();
-        assert_eq!(Arc::strong_count(&witness), 1, "the future was dropped");
+        assert_eq!(rx.try_recv(), Ok((true, false)), "task alive, future gone");
     }
 }

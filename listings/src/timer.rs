@@ -87,6 +87,17 @@ fn complete(shared: &Mutex<SharedState>) {
 }
 // ANCHOR_END: new
 
+impl Drop for TimerFuture {
+    fn drop(&mut self) {
+        // Nobody waits on this timer any more: let go of the task's waker
+        // now rather than when the thread fires, so that the task (and an
+        // executor waiting for its last task) is not kept alive for nothing.
+        if let Ok(mut state) = self.shared.lock() {
+            state.waker = None;
+        }
+    }
+}
+
 #[cfg(all(test, loom))]
 mod loom_tests {
     use super::*;
@@ -179,23 +190,41 @@ mod tests {
 
     #[test]
     fn completing_during_the_waker_store_still_wakes_the_task() {
-        // The moment `poll` clones the waker, another thread tries to
-        // complete the timer. With check and store under one lock, it has
-        // to wait until `poll` is done, then finds the waker and wakes it.
+        // At the moment `poll` stores the waker (it clones it), the lock is
+        // held: a completing thread could not get in between the check and
+        // the store. It completes after `poll`, finds the waker, wakes it.
         let mut timer = pin!(manual_timer());
         let shared = Arc::clone(&timer.shared);
-        let completer = Arc::new(Mutex::new(None));
+        let locked_during_store = Arc::new(Mutex::new(None));
         let task = TestWaker::with_clone_hook({
-            let completer = Arc::clone(&completer);
+            let shared = Arc::clone(&shared);
+            let locked_during_store = Arc::clone(&locked_during_store);
             move || {
-                let shared = Arc::clone(&shared);
-                *completer.lock().unwrap() = Some(thread::spawn(move || complete(&shared)));
+                let busy = matches!(shared.try_lock(), Err(std::sync::TryLockError::WouldBlock));
+                *locked_during_store.lock().unwrap() = Some(busy);
             }
         });
         let waker = task.waker();
         let poll = timer.as_mut().poll(&mut Context::from_waker(&waker));
         assert!(poll.is_pending());
-        completer.lock().unwrap().take().unwrap().join().unwrap();
+        assert_eq!(*locked_during_store.lock().unwrap(), Some(true));
+        thread::spawn(move || complete(&shared)).join().unwrap();
         assert_eq!(task.wakes(), 1, "no lost wake-up");
+    }
+
+    #[test]
+    fn dropping_the_timer_lets_go_of_the_waker() {
+        let task = TestWaker::new();
+        let waker = task.waker();
+        let mut timer = Box::pin(TimerFuture::new(Duration::from_secs(3600)));
+        assert!(
+            timer
+                .as_mut()
+                .poll(&mut Context::from_waker(&waker))
+                .is_pending()
+        );
+        assert_eq!(task.live(), 2, "ours and the stored one");
+        drop(timer);
+        assert_eq!(task.live(), 1, "the sleeping thread no longer holds it");
     }
 }

@@ -66,10 +66,12 @@ mod tests {
 
     #[test]
     fn the_inner_future_is_woken_through_the_same_task() {
+        // Were the inner wake-up lost, only the one-minute limit would wake
+        // the task: the generous bound below would catch that.
+        let start = std::time::Instant::now();
         let slow = TimerFuture::new(Duration::from_millis(10));
-        assert_eq!(
-            block_on(Timeout::new(slow, Duration::from_secs(10))),
-            Some(())
-        );
+        let limit = Duration::from_secs(60);
+        assert_eq!(block_on(Timeout::new(slow, limit)), Some(()));
+        assert!(start.elapsed() < Duration::from_secs(30));
     }
 }
