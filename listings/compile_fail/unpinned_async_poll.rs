@@ -1,5 +1,5 @@
-// Chapter 4: a future that borrows itself across `.await` is not `Unpin`,
-// so it cannot be polled through `Pin::new`. This file must NOT compile.
+// Chapter 4: an async fn's future is not `Unpin` (this one even borrows
+// itself), so `Pin::new` cannot pin it. This file must NOT compile.
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Waker};

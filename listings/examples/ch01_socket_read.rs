@@ -42,7 +42,9 @@ impl<F: SimpleFuture<Output = io::Result<Vec<u8>>>> SimpleFuture for Traced<F> {
     }
 }
 
-/// The callback the socket future receives: print, then really wake.
+/// The callback the socket future receives: print, then really wake. A
+/// `fn()` cannot capture the `wake` that `Traced::poll` was given, so this
+/// calls chapter 1's `wake` by name: it only works under that `block_on`.
 fn traced_wake() {
     println!("wake() called");
     wake();

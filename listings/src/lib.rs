@@ -1,9 +1,9 @@
 //! The code of the book, chapter by chapter.
 //!
 //! Every ```rust block in the book is made from these files with mdBook
-//! includes, and every module is tested here as well. A module never names
-//! the crate: it reaches its siblings with `super::`, and the examples reach
-//! the modules with `listings::`. That way a book block can wrap the very
+//! includes, and every module is tested here as well. Outside its tests a
+//! module never names the crate: it reaches its siblings with `super::`, and
+//! the examples reach the modules with `listings::`. That way a book block can wrap the very
 //! same files in `mod listings { pub mod … { … } }` and still compile as one
 //! self-contained program.
 //!

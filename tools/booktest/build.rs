@@ -51,11 +51,17 @@ fn main() {
     let mut watched = BTreeSet::new();
     let mut failures = Vec::new();
     let mut editions = Editions::new();
-    for lang in ["ja", "zh"] {
-        writeln!(tests, "mod {lang} {{\n    use super::*;").unwrap();
-        for chapter in chapters(&root.join("src").join(lang)) {
+    // `book` is the pages outside the editions (the landing page); they have
+    // no counterpart, so no parity test.
+    for lang in ["book", "ja", "zh"] {
+        writeln!(tests, "mod {lang} {{").unwrap();
+        let dir = match lang {
+            "book" => root.join("src"),
+            _ => root.join("src").join(lang),
+        };
+        for chapter in chapters(&dir) {
             let name = chapter.file_stem().unwrap().to_str().unwrap().to_owned();
-            let shown = format!("src/{lang}/{name}.md");
+            let shown = chapter.strip_prefix(&root).unwrap().display().to_string();
             let text = fs::read_to_string(&chapter).unwrap();
             let expanded = match expand::expand(&text, chapter.parent().unwrap()) {
                 Ok(expanded) => expanded,
@@ -72,11 +78,15 @@ fn main() {
                     continue;
                 }
             };
-            let parity = editions
-                .entry(name.clone())
-                .or_default()
-                .entry(lang)
-                .or_default();
+            let mut no_parity = Edition::default();
+            let parity = match lang {
+                "book" => &mut no_parity,
+                _ => editions
+                    .entry(name.clone())
+                    .or_default()
+                    .entry(lang)
+                    .or_default(),
+            };
             match heading_ids(&expanded) {
                 Ok(ids) => parity.heading_ids = ids,
                 Err(e) => failures.push(format!("{shown}:{}: {}", e.line, e.message)),
@@ -84,7 +94,12 @@ fn main() {
             if blocks.is_empty() {
                 continue;
             }
-            writeln!(tests, "    mod {} {{\n        use super::*;", ident(&name)).unwrap();
+            writeln!(
+                tests,
+                "    mod {} {{\n        use super::super::*;",
+                ident(&name)
+            )
+            .unwrap();
             for block in blocks {
                 let file = out_dir
                     .join("blocks")
@@ -162,13 +177,15 @@ fn write_parity_tests(tests: &mut String, editions: &Editions) {
     writeln!(tests, "}}").unwrap();
 }
 
-/// The markdown files of one edition, in a stable order.
+/// The pages in `dir` (not below it), in a stable order. `SUMMARY.md` is
+/// the table of contents, not a page.
 fn chapters(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = fs::read_dir(dir)
         .into_iter()
         .flatten()
         .map(|entry| entry.unwrap().path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
+        .filter(|path| !path.ends_with("SUMMARY.md"))
         .collect();
     files.sort();
     files

@@ -4,13 +4,14 @@
 //! expands a chapter the way mdBook 0.5.4's `links` preprocessor does:
 //! `{{#include}}`, `{{#rustdoc_include}}`, `{{#playground}}` and `{{#title}}`,
 //! with line ranges, `ANCHOR:` regions, `\{{#…}}` escapes and includes nested
-//! up to ten deep. The output must be byte for byte what mdBook renders; CI
-//! compares the two (see `tools/check-expansion`).
+//! up to ten deep. The output must be byte for byte what mdBook renders;
+//! `.ci/run` diffs the two (see `src/bin/expand-book.rs`).
 //!
-//! It is stricter than mdBook in one way only: where mdBook logs an error and
-//! carries on (a missing file, an anchor that is not in the file, includes
-//! nested too deep), this returns an [`Error`] naming the chapter and line,
-//! so a broken include fails the build instead of silently showing nothing.
+//! It is stricter than mdBook in one way only: where mdBook logs an error
+//! and carries on (a missing file, includes nested too deep) or silently
+//! renders nothing (an anchor that is not in the file), this returns an
+//! [`Error`] naming the chapter and line, so a broken include fails the
+//! build instead of silently showing nothing.
 //!
 //! This file is also compiled into the build script with `#[path]`, so it
 //! uses nothing but `std`.
@@ -35,7 +36,7 @@ pub struct Expanded {
     pub files_read: Vec<PathBuf>,
 }
 
-/// An include that mdBook would have skipped with a logged error.
+/// An include that mdBook would have skipped or rendered as nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
     /// The chapter line holding the top-level directive.
@@ -129,16 +130,18 @@ fn render_nested(
     depth: usize,
     files_read: &mut Vec<PathBuf>,
 ) -> Result<String, String> {
-    let rendered = link.render(dir, files_read)?;
-    let Some(target) = link.kind.path() else {
-        return Ok(rendered);
-    };
+    // mdBook checks the depth before using any directive, even one that
+    // reads no file (an escape, a title).
     if depth >= MAX_DEPTH {
         return Err(format!(
             "includes nested more than {MAX_DEPTH} deep at {}",
             link.text
         ));
     }
+    let rendered = link.render(dir, files_read)?;
+    let Some(target) = link.kind.path() else {
+        return Ok(rendered);
+    };
     let nested_dir = dir
         .join(target)
         .parent()
@@ -310,7 +313,8 @@ fn match_directive(s: &str, start: usize) -> Option<(usize, Option<Kind<'_>>)> {
     let space = args_with_space.len() - args.len();
     let args = if args.is_empty() {
         // All whitespace: `\s+` gives its last character back to `[^}]+`.
-        if space < 2 {
+        // The regular expression counts characters, not bytes.
+        if args_with_space.chars().count() < 2 {
             return None;
         }
         let last = args_with_space.chars().next_back()?;
@@ -579,6 +583,37 @@ mod tests {
         assert!(err.message.contains("cannot read"), "{err}");
         let err = expand("{{#rustdoc_include x.rs:nope}}", &dir).unwrap_err();
         assert!(err.message.contains("no `ANCHOR: nope`"), "{err}");
+    }
+
+    #[test]
+    fn whitespace_is_counted_in_characters() {
+        let dir = files("ideographic", &[]);
+        // U+3000 is one character (three bytes): `\s+[^}]+` needs two.
+        assert_eq!(
+            expand("{{#title\u{3000}}}x", &dir).unwrap().text,
+            "{{#title\u{3000}}}x"
+        );
+        assert_eq!(expand("{{#title \u{3000}}}x", &dir).unwrap().text, "x");
+    }
+
+    #[test]
+    fn the_depth_limit_applies_to_escapes_and_titles_too() {
+        let mut list = vec![("d10.md".to_owned(), "\\{{#include nothing}}".to_owned())];
+        for depth in 0..10 {
+            list.push((
+                format!("d{depth}.md"),
+                format!("{{{{#include d{}.md}}}}", depth + 1),
+            ));
+        }
+        let list: Vec<(&str, &str)> = list.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let dir = files("deep", &list);
+        let err = expand("{{#include d1.md}}", &dir).unwrap_err();
+        assert!(err.message.contains("nested more than 10 deep"), "{err}");
+        // One level less is fine, and the escape is rendered.
+        assert_eq!(
+            expand("{{#include d2.md}}", &dir).unwrap().text,
+            "{{#include nothing}}"
+        );
     }
 
     #[test]

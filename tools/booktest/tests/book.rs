@@ -57,7 +57,11 @@ fn through_skeptic(program: &'static str, run: bool) -> bool {
 }
 
 fn check_once(program: &str, run: bool) -> bool {
-    for _attempt in 0..3 {
+    for attempt in 0..5 {
+        if attempt > 0 {
+            // Give the forked child time to reach `exec` (see below).
+            std::thread::sleep(std::time::Duration::from_millis(50 << attempt));
+        }
         let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
             if run {
                 skeptic::rt::run_test(ROOT, OUT_DIR, TARGET, program);
