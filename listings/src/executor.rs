@@ -38,6 +38,9 @@ struct Task {
 
 // ANCHOR: new
 /// How many tasks may wait in the queue before `spawn` and wake-ups block.
+/// Blocking on the executor's own thread (a task waking itself or spawning
+/// while the queue is full) would be a deadlock: only that thread empties
+/// the queue. Chapter 3 explains why the demo stays far from this bound.
 pub const MAX_QUEUED_TASKS: usize = 10_000;
 
 /// An executor and the spawner that feeds it.
