@@ -2,8 +2,8 @@
 //!
 //! The future and its thread share a small state behind a mutex: whether
 //! the time is up, and the waker of the task that is waiting. `poll` checks
-//! and stores under one lock; the thread sets the flag and wakes under the
-//! same lock, so a wake-up can never fall between the two.
+//! and stores under one lock; the thread sets the flag and takes the waker
+//! under the same lock, so a wake-up can never fall between the two.
 
 use std::future::Future;
 use std::pin::Pin;
