@@ -137,3 +137,36 @@ fn test_waker_counts_and_keeps_the_reference_count_exact() {
     drop(waker);
     assert_eq!(task.live(), 0);
 }
+
+/// Under loom: in every interleaving of one `poll` of the future and one
+/// call of its completion on another thread, a `Pending` poll is followed
+/// by exactly one wake-up, and a `Ready` one by none. Panics with "lost
+/// wake-up" (or "woken twice") when an interleaving breaks that.
+#[cfg(loom)]
+pub fn check_poll_against_completion<F>(
+    setup: impl Fn() -> (F, Box<dyn FnOnce() + Send>) + Send + Sync + 'static,
+) where
+    F: std::future::Future + Unpin,
+{
+    use std::task::{Context, Wake};
+
+    struct CountWakes(AtomicUsize);
+    impl Wake for CountWakes {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    loom::model(move || {
+        let (mut future, complete) = setup();
+        let completer = loom::thread::spawn(complete);
+        let wakes = Arc::new(CountWakes(AtomicUsize::new(0)));
+        let waker = Waker::from(Arc::clone(&wakes));
+        let poll = std::pin::Pin::new(&mut future).poll(&mut Context::from_waker(&waker));
+        completer.join().unwrap();
+        let expected = usize::from(poll.is_pending());
+        let woken = wakes.0.load(Ordering::SeqCst);
+        assert!(woken >= expected, "lost wake-up");
+        assert!(woken <= expected, "woken twice");
+    });
+}

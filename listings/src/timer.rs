@@ -101,35 +101,15 @@ impl Drop for TimerFuture {
 #[cfg(all(test, loom))]
 mod loom_tests {
     use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::task::Wake;
 
-    struct CountWakes(AtomicUsize);
-
-    impl Wake for CountWakes {
-        fn wake(self: std::sync::Arc<Self>) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
-
-    /// In every interleaving of a poll and the completion: if the poll
-    /// returned `Pending`, the task is woken exactly once.
     #[test]
     fn loom_poll_and_complete_never_lose_the_wake_up() {
-        loom::model(|| {
+        crate::test_wakers::check_poll_against_completion(|| {
             let shared = Arc::new(Mutex::new(SharedState::default()));
-            let mut timer = TimerFuture {
+            let timer = TimerFuture {
                 shared: Arc::clone(&shared),
             };
-            let completer = loom::thread::spawn(move || complete(&shared));
-
-            let wakes = std::sync::Arc::new(CountWakes(AtomicUsize::new(0)));
-            let waker = Waker::from(std::sync::Arc::clone(&wakes));
-            let poll = Pin::new(&mut timer).poll(&mut Context::from_waker(&waker));
-            completer.join().unwrap();
-
-            let expected = if poll.is_pending() { 1 } else { 0 };
-            assert_eq!(wakes.0.load(Ordering::SeqCst), expected);
+            (timer, Box::new(move || complete(&shared)))
         });
     }
 }

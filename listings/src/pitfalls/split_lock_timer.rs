@@ -62,32 +62,16 @@ impl SplitLockTimer {
 #[cfg(all(test, loom))]
 mod loom_tests {
     use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::task::Wake;
-
-    struct CountWakes(AtomicUsize);
-
-    impl Wake for CountWakes {
-        fn wake(self: std::sync::Arc<Self>) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
 
     /// The same model as `timer`'s: here the checker finds an interleaving
     /// where `poll` returns `Pending` and nobody ever wakes the task.
     #[test]
     #[should_panic(expected = "lost wake-up")]
     fn loom_finds_the_lost_wake_up() {
-        loom::model(|| {
-            let mut timer = SplitLockTimer::default();
-            let completer = loom::thread::spawn(timer.completer());
-            let wakes = std::sync::Arc::new(CountWakes(AtomicUsize::new(0)));
-            let waker = Waker::from(std::sync::Arc::clone(&wakes));
-            let poll = Pin::new(&mut timer).poll(&mut Context::from_waker(&waker));
-            completer.join().unwrap();
-            if poll.is_pending() {
-                assert_eq!(wakes.0.load(Ordering::SeqCst), 1, "lost wake-up");
-            }
+        crate::test_wakers::check_poll_against_completion(|| {
+            let timer = SplitLockTimer::default();
+            let complete = timer.completer();
+            (timer, Box::new(complete))
         });
     }
 }
