@@ -62,11 +62,12 @@ fn main() {
         for chapter in chapters(&dir) {
             let name = chapter.file_stem().unwrap().to_str().unwrap().to_owned();
             let shown = chapter.strip_prefix(&root).unwrap().display().to_string();
+            let at = |e: expand::Error| format!("{shown}:{}: {}", e.line, e.message);
             let text = fs::read_to_string(&chapter).unwrap();
             let expanded = match expand::expand(&text, chapter.parent().unwrap()) {
                 Ok(expanded) => expanded,
                 Err(e) => {
-                    failures.push(format!("{shown}:{}: {}", e.line, e.message));
+                    failures.push(at(e));
                     continue;
                 }
             };
@@ -74,7 +75,7 @@ fn main() {
             let blocks = match rust_blocks(&expanded) {
                 Ok(blocks) => blocks,
                 Err(e) => {
-                    failures.push(format!("{shown}:{}: {}", e.line, e.message));
+                    failures.push(at(e));
                     continue;
                 }
             };
@@ -89,7 +90,7 @@ fn main() {
             };
             match heading_ids(&expanded) {
                 Ok(ids) => parity.heading_ids = ids,
-                Err(e) => failures.push(format!("{shown}:{}: {}", e.line, e.message)),
+                Err(e) => failures.push(at(e)),
             }
             if blocks.is_empty() {
                 continue;
