@@ -1,0 +1,183 @@
+//! Captions that name where a code fragment comes from.
+//!
+//! A ```rust block is usually a few visible lines of a file in `listings/`
+//! plus hidden lines that make it a complete program. Before each such block
+//! the preprocessor writes a caption linking every file whose lines the block
+//! shows to that file's section in the listings appendix, where the whole
+//! file is. It reads the block's `{{#include}}` / `{{#rustdoc_include}}`
+//! directives, so it runs before mdBook's `links` preprocessor expands them.
+
+use crate::edition::{Edition, listing_anchor};
+use crate::markdown::fences;
+
+/// The page that shows every listing file whole; it needs no captions.
+pub const LISTINGS_PAGE: &str = "appendix-listings.md";
+
+/// An include directive in a block: the file (from the repository root) and
+/// whether the reader sees any of its lines.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Include {
+    pub file: String,
+    pub visible: bool,
+}
+
+/// The include directives in `text`, with paths resolved against the folder
+/// of the chapter (`chapter_dir`, from the repository root, e.g. `src/ja`).
+pub fn includes(text: &str, chapter_dir: &str) -> Vec<Include> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("{{#") {
+        let escaped = rest[..start].ends_with('\\');
+        let after = &rest[start + 3..];
+        rest = after;
+        if escaped {
+            continue;
+        }
+        let Some(body) = after.split("}}").next() else {
+            break;
+        };
+        let mut words = body.split_whitespace();
+        let (Some(kind), Some(target)) = (words.next(), words.next()) else {
+            continue;
+        };
+        if kind != "include" && kind != "rustdoc_include" {
+            continue;
+        }
+        let (path, spec) = target.split_once(':').unwrap_or((target, ""));
+        out.push(Include {
+            file: resolve(chapter_dir, path),
+            // `file::0` means "lines up to 0": nothing visible.
+            visible: spec != ":0",
+        });
+    }
+    out
+}
+
+/// `src/ja` + `../../listings/src/timer.rs` → `listings/src/timer.rs`.
+fn resolve(dir: &str, path: &str) -> String {
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    parts.join("/")
+}
+
+/// The chapter with a caption before every ```rust block that shows lines
+/// of a file in `listings/`. `path` is the chapter's path under `src/`.
+pub fn add(content: &str, path: &str) -> String {
+    let Some(edition) = Edition::of_path(path) else {
+        return content.to_string();
+    };
+    if path.ends_with(LISTINGS_PAGE) {
+        return content.to_string();
+    }
+    let chapter_dir = match path.rsplit_once('/') {
+        Some((dir, _)) => format!("src/{dir}"),
+        None => "src".to_string(),
+    };
+    let words = edition.words();
+    let mut out = String::with_capacity(content.len() + 1024);
+    let mut copied = 0;
+    for fence in fences(content) {
+        if fence.language() != "rust" {
+            continue;
+        }
+        let mut shown: Vec<String> = Vec::new();
+        for include in includes(&content[fence.range.clone()], &chapter_dir) {
+            if include.visible
+                && include.file.starts_with("listings/")
+                && !shown.contains(&include.file)
+            {
+                shown.push(include.file);
+            }
+        }
+        if shown.is_empty() {
+            continue;
+        }
+        // The caption goes on its own lines, indented like the fence so that
+        // it stays inside a list item or quote the block is in.
+        let line_start = content[..fence.range.start]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
+        let indent = &content[line_start..fence.range.start];
+        let links: Vec<String> = shown
+            .iter()
+            .map(|file| {
+                format!(
+                    "<a href=\"{}#{}\"><code>{file}</code></a>",
+                    LISTINGS_PAGE.replace(".md", ".html"),
+                    listing_anchor(file)
+                )
+            })
+            .collect();
+        out.push_str(&content[copied..line_start]);
+        out.push_str(&format!(
+            "{indent}<p class=\"listing-source\">{}{}</p>\n\n",
+            words.source,
+            links.join(words.separator)
+        ));
+        copied = line_start;
+    }
+    out.push_str(&content[copied..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn includes_are_resolved_and_hidden_ones_recognised() {
+        let block = "```rust\n{{#rustdoc_include ../../listings/examples/ch02_timer.rs::0}}\n# mod listings {\n{{#rustdoc_include ../../listings/src/timer.rs:poll}}\n\\{{#include ../../listings/src/escaped.rs}}\n{{#include ../../listings/src/lib.rs}}\n```\n";
+        assert_eq!(
+            includes(block, "src/ja"),
+            [
+                Include {
+                    file: "listings/examples/ch02_timer.rs".into(),
+                    visible: false
+                },
+                Include {
+                    file: "listings/src/timer.rs".into(),
+                    visible: true
+                },
+                Include {
+                    file: "listings/src/lib.rs".into(),
+                    visible: true
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_caption_names_each_visible_file_once() {
+        let chapter = "Text.\n\n```rust\n{{#rustdoc_include ../../listings/examples/ch02_timer.rs::0}}\n{{#rustdoc_include ../../listings/src/timer.rs:poll}}\n{{#rustdoc_include ../../listings/src/timer.rs:complete}}\n```\n\n```text\n{{#include ../../listings/output/ch02_timer.txt}}\n```\n";
+        let captioned = add(chapter, "zh/ch02-wakers-and-timer.md");
+        assert_eq!(
+            captioned,
+            chapter.replace(
+                "```rust",
+                "<p class=\"listing-source\">源文件：<a href=\"appendix-listings.html#listing-src-timer-rs\"><code>listings/src/timer.rs</code></a></p>\n\n```rust"
+            )
+        );
+    }
+
+    #[test]
+    fn captions_keep_the_indentation_of_the_block() {
+        let chapter = "1. Step:\n\n   ```rust\n   {{#include ../../listings/src/a.rs}}\n   {{#include ../../listings/src/b.rs}}\n   ```\n";
+        let captioned = add(chapter, "ja/ch01-x.md");
+        assert!(captioned.contains("\n   <p class=\"listing-source\">ソース：<a href=\"appendix-listings.html#listing-src-a-rs\"><code>listings/src/a.rs</code></a>、<a href=\"appendix-listings.html#listing-src-b-rs\"><code>listings/src/b.rs</code></a></p>\n\n   ```rust"), "{captioned}");
+    }
+
+    #[test]
+    fn pages_outside_the_editions_and_the_listings_page_are_left_alone() {
+        let chapter = "```rust\n{{#include ../listings/src/a.rs}}\n```\n";
+        assert_eq!(add(chapter, "index.md"), chapter);
+        assert_eq!(add(chapter, "ja/appendix-listings.md"), chapter);
+    }
+}

@@ -1,0 +1,157 @@
+//! The editions side by side: the same chapter files, listed in the same
+//! order, embedding the same listings with the same number of Rust blocks
+//! and diagrams. (`tools/booktest` checks in addition that the headings and
+//! the programs themselves are the same.)
+
+mod common;
+
+use mdbook_asyncbook::captions::includes;
+use mdbook_asyncbook::edition::Edition;
+use mdbook_asyncbook::markdown::fences;
+
+#[test]
+fn both_editions_have_the_same_chapter_files() {
+    let names = |e| {
+        common::chapters(e)
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(Edition::Ja), names(Edition::Zh));
+}
+
+#[test]
+fn the_table_of_contents_lists_both_editions_in_the_same_order() {
+    let summary = std::fs::read_to_string(common::root().join("src/SUMMARY.md")).unwrap();
+    let listed = |e: Edition| {
+        let prefix = format!("]({}/", e.dir());
+        summary
+            .lines()
+            .filter_map(|l| {
+                l.split_once(&prefix)
+                    .map(|(_, rest)| rest.trim_end_matches(')').to_string())
+            })
+            .collect::<Vec<_>>()
+    };
+    let ja = listed(Edition::Ja);
+    assert_eq!(ja, listed(Edition::Zh));
+    let files: Vec<String> = common::chapters(Edition::Ja)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    let mut sorted = ja.clone();
+    sorted.sort();
+    assert_eq!(sorted, files, "every chapter file is in SUMMARY.md, once");
+}
+
+/// What a chapter embeds: each block's language and the files it includes
+/// (with their anchors or ranges), in order.
+fn embedded(text: &str) -> Vec<(String, Vec<String>)> {
+    fences(text)
+        .into_iter()
+        .map(|f| {
+            let block = &text[f.range.clone()];
+            let directives: Vec<String> = block
+                .lines()
+                .filter(|l| l.contains("{{#include") || l.contains("{{#rustdoc_include"))
+                .map(str::trim)
+                .map(String::from)
+                .collect();
+            (f.language().to_string(), directives)
+        })
+        .collect()
+}
+
+#[test]
+fn each_chapter_embeds_the_same_listings_in_both_editions() {
+    let zh = common::chapters(Edition::Zh);
+    let mut differences = Vec::new();
+    for (file, ja_text) in common::chapters(Edition::Ja) {
+        let Some((_, zh_text)) = zh.iter().find(|(name, _)| *name == file) else {
+            continue;
+        };
+        let (ja, zh) = (embedded(&ja_text), embedded(zh_text));
+        let count = |blocks: &[(String, Vec<String>)], lang: &str| {
+            blocks.iter().filter(|(l, _)| l == lang).count()
+        };
+        for lang in ["rust", "mermaid", "text"] {
+            if count(&ja, lang) != count(&zh, lang) {
+                differences.push(format!(
+                    "{file}: {} ```{lang} blocks in ja, {} in zh",
+                    count(&ja, lang),
+                    count(&zh, lang)
+                ));
+            }
+        }
+        let included = |blocks: &[(String, Vec<String>)]| {
+            blocks
+                .iter()
+                .flat_map(|(_, d)| d.clone())
+                .collect::<Vec<_>>()
+        };
+        if included(&ja) != included(&zh) {
+            differences.push(format!(
+                "{file}: the include directives differ\n  ja: {:?}\n  zh: {:?}",
+                included(&ja),
+                included(&zh)
+            ));
+        }
+    }
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+}
+
+#[test]
+fn every_listing_file_is_reachable_from_both_editions() {
+    let files: Vec<String> = [
+        "listings/src",
+        "listings/examples",
+        "listings/compile_fail",
+        "listings/output",
+    ]
+    .into_iter()
+    .flat_map(common::files_under)
+    .collect();
+    assert!(files.len() > 40, "{files:?}");
+    for edition in Edition::ALL {
+        let dir = format!("src/{}", edition.dir());
+        let included: Vec<String> = common::chapters(edition)
+            .iter()
+            .flat_map(|(_, text)| includes(text, &dir))
+            .map(|i| i.file)
+            .collect();
+        let missing: Vec<&String> = files.iter().filter(|f| !included.contains(f)).collect();
+        assert!(
+            missing.is_empty(),
+            "not included anywhere in {dir}: {missing:?}"
+        );
+    }
+}
+
+#[test]
+fn every_rust_listing_has_a_section_in_the_listings_appendix() {
+    // Captions link fragments to these anchors.
+    for edition in Edition::ALL {
+        let page = common::chapters(edition)
+            .into_iter()
+            .find(|(name, _)| name == mdbook_asyncbook::captions::LISTINGS_PAGE)
+            .map(|(_, text)| text)
+            .expect("a listings appendix");
+        let ids: Vec<String> = mdbook_asyncbook::markdown::headings(&page)
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        for file in ["listings/src", "listings/examples", "listings/compile_fail"]
+            .into_iter()
+            .flat_map(common::files_under)
+        {
+            if file.ends_with(".rs") {
+                let anchor = mdbook_asyncbook::edition::listing_anchor(&file);
+                assert!(
+                    ids.contains(&anchor),
+                    "src/{}/appendix-listings.md has no {{#{anchor}}} for {file}",
+                    edition.dir()
+                );
+            }
+        }
+    }
+}
