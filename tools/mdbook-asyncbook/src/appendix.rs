@@ -148,3 +148,122 @@ pub fn pitfalls(pitfalls: &Pitfalls, edition: Edition, chapters: &[Chapter]) -> 
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chapter(path: &str, name: &str, content: &str) -> Chapter {
+        Chapter {
+            path: path.into(),
+            name: name.into(),
+            content: content.into(),
+        }
+    }
+
+    const GLOSSARY: &str = r#"
+[[term]]
+id = "executor"
+en = "executor"
+[term.ja]
+term = "エグゼキューター"
+definition = """タスクを | ポーリングする
+  もの。"""
+[term.zh]
+term = "执行器"
+definition = "轮询任务的部件。"
+
+[[term]]
+id = "ready-pending"
+en = "ready / pending"
+[term.ja]
+term = "準備完了 / 保留中"
+code = "Ready / Pending"
+definition = "結果。"
+[term.zh]
+term = "就绪 / 未就绪"
+code = "Ready / Pending"
+definition = "结果。"
+"#;
+
+    #[test]
+    fn the_glossary_links_each_term_to_the_first_chapter_whose_prose_uses_it() {
+        let data: Glossary = toml::from_str(GLOSSARY).unwrap();
+        let chapters = [
+            chapter(
+                "zh/ch01-a.md",
+                "第 1 章 A",
+                "```rust\n// 执行器 only in code\n```\n\n就绪了。\n",
+            ),
+            chapter(
+                "zh/ch03-executor.md",
+                "第 3 章 执行器",
+                "# 执行器 {#executor}\n",
+            ),
+            chapter("zh/appendix-glossary.md", "附录 A", "执行器"),
+        ];
+        let table = glossary(&data, Edition::Zh, &chapters);
+        assert_eq!(
+            table,
+            "| 术语 | 英文 | 含义 | 首次出现 |\n| --- | --- | --- | --- |\n\
+             | <span id=\"term-executor\"></span>**执行器** | executor | 轮询任务的部件。 | [第 3 章 执行器](ch03-executor.md) |\n\
+             | <span id=\"term-ready-pending\"></span>**就绪 / 未就绪 (`Ready` / `Pending`)** | ready / pending | 结果。 | [第 1 章 A](ch01-a.md) |\n"
+        );
+    }
+
+    #[test]
+    fn glossary_cells_stay_on_one_line_and_escape_bars() {
+        let data: Glossary = toml::from_str(GLOSSARY).unwrap();
+        let table = glossary(&data, Edition::Ja, &[]);
+        assert!(
+            table.contains("| タスクを \\| ポーリングする もの。 | （これからの章） |"),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn a_pitfall_links_its_section_tests_and_programs() {
+        let data: Pitfalls = toml::from_str(
+            r#"
+[[pitfall]]
+id = "lost-wakeup"
+chapter = "ch02-timer"
+section = "lost-wakeup"
+tests = [
+    { file = "listings/src/pitfalls/split.rs", name = "loses_it", shows = "bug" },
+    { file = "listings/src/timer.rs", name = "loom_keeps_it", shows = "fix", loom = true },
+]
+compile_fail = ["listings/compile_fail/no.rs"]
+[pitfall.ja]
+title = "起床の取りこぼし"
+symptom = "止まる。"
+fix = "1回のロックで。"
+[pitfall.zh]
+title = "唤醒丢失"
+symptom = "卡住。"
+fix = "一次加锁。"
+"#,
+        )
+        .unwrap();
+        let chapters = [chapter(
+            "zh/ch02-timer.md",
+            "第 2 章 计时器",
+            "## 唤醒 `丢失` {#lost-wakeup}\n",
+        )];
+        assert_eq!(
+            pitfalls(&data, Edition::Zh, &chapters).unwrap(),
+            "## 唤醒丢失 {#pitfall-lost-wakeup}\n\n\
+             **表现：**卡住。\n\n\
+             **修正：**一次加锁。\n\n\
+             - 正文：[第 2 章 计时器 · 唤醒 `丢失`](ch02-timer.md#lost-wakeup)\n\
+             - 重现错误的测试：`loses_it` ([`listings/src/pitfalls/split.rs`](appendix-listings.md#listing-src-pitfalls-split-rs))<br>运行：`cargo test -p listings loses_it`\n\
+             - 验证修正的测试：`loom_keeps_it` ([`listings/src/timer.rs`](appendix-listings.md#listing-src-timer-rs))<br>运行：`RUSTFLAGS=\"--cfg loom\" cargo test -p listings --release --lib loom_keeps_it`\n\
+             - 检查编译错误的程序：[`listings/compile_fail/no.rs`](appendix-listings.md#listing-compile-fail-no-rs)\n\n"
+        );
+        let missing = [chapter("zh/ch02-timer.md", "第 2 章", "## 别的 {#other}\n")];
+        let error = pitfalls(&data, Edition::Zh, &missing)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("has no heading {#lost-wakeup}"), "{error}");
+    }
+}

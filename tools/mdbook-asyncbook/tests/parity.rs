@@ -5,7 +5,6 @@
 
 mod common;
 
-use mdbook_asyncbook::captions::includes;
 use mdbook_asyncbook::edition::Edition;
 use mdbook_asyncbook::markdown::fences;
 
@@ -98,60 +97,4 @@ fn each_chapter_embeds_the_same_listings_in_both_editions() {
         }
     }
     assert!(differences.is_empty(), "{}", differences.join("\n"));
-}
-
-#[test]
-fn every_listing_file_is_reachable_from_both_editions() {
-    let files: Vec<String> = [
-        "listings/src",
-        "listings/examples",
-        "listings/compile_fail",
-        "listings/output",
-    ]
-    .into_iter()
-    .flat_map(common::files_under)
-    .collect();
-    assert!(files.len() > 40, "{files:?}");
-    for edition in Edition::ALL {
-        let dir = format!("src/{}", edition.dir());
-        let included: Vec<String> = common::chapters(edition)
-            .iter()
-            .flat_map(|(_, text)| includes(text, &dir))
-            .map(|i| i.file)
-            .collect();
-        let missing: Vec<&String> = files.iter().filter(|f| !included.contains(f)).collect();
-        assert!(
-            missing.is_empty(),
-            "not included anywhere in {dir}: {missing:?}"
-        );
-    }
-}
-
-#[test]
-fn every_rust_listing_has_a_section_in_the_listings_appendix() {
-    // Captions link fragments to these anchors.
-    for edition in Edition::ALL {
-        let page = common::chapters(edition)
-            .into_iter()
-            .find(|(name, _)| name == mdbook_asyncbook::captions::LISTINGS_PAGE)
-            .map(|(_, text)| text)
-            .expect("a listings appendix");
-        let ids: Vec<String> = mdbook_asyncbook::markdown::headings(&page)
-            .into_iter()
-            .map(|(id, _)| id)
-            .collect();
-        for file in ["listings/src", "listings/examples", "listings/compile_fail"]
-            .into_iter()
-            .flat_map(common::files_under)
-        {
-            if file.ends_with(".rs") {
-                let anchor = mdbook_asyncbook::edition::listing_anchor(&file);
-                assert!(
-                    ids.contains(&anchor),
-                    "src/{}/appendix-listings.md has no {{#{anchor}}} for {file}",
-                    edition.dir()
-                );
-            }
-        }
-    }
 }
