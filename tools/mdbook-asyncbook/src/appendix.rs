@@ -4,7 +4,7 @@
 use crate::Result;
 use crate::data::{Glossary, Pitfalls, Shows};
 use crate::edition::{Edition, listing_anchor};
-use crate::markdown::{headings, prose};
+use crate::markdown::{headings, inline_code, prose};
 
 /// A chapter of one edition, as the preprocessor sees it.
 #[derive(Debug)]
@@ -37,21 +37,21 @@ fn cell(text: &str) -> String {
 
 /// The glossary of one edition as a Markdown table. `chapters` are the
 /// edition's chapters in reading order; a term's "first used" column links to
-/// the first chapter whose prose uses one of its accepted spellings.
+/// the first chapter whose prose uses one of its accepted spellings (a term
+/// written as code, like `` `Parker` ``, is looked for in inline code).
 pub fn glossary(glossary: &Glossary, edition: Edition, chapters: &[Chapter]) -> String {
     let words = edition.words();
     let prose: Vec<(&Chapter, String)> = chapters
         .iter()
         .filter(|c| !c.is_appendix())
         .map(|c| {
-            (
-                c,
-                prose(&c.content)
+            let mut text: Vec<String> = prose(&c.content).into_iter().map(|(_, t)| t).collect();
+            text.extend(
+                inline_code(&c.content)
                     .into_iter()
-                    .map(|(_, t)| t)
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-            )
+                    .map(|code| format!("`{code}`")),
+            );
+            (c, text.join("\n"))
         })
         .collect();
     let mut out = format!(
@@ -64,7 +64,13 @@ pub fn glossary(glossary: &Glossary, edition: Edition, chapters: &[Chapter]) -> 
             // A pair of names ("Ready / Pending") is two pieces of code.
             Some(code) => {
                 let code: Vec<String> = code.split(" / ").map(|c| format!("`{c}`")).collect();
-                format!("{} ({})", text.term, code.join(" / "))
+                format!(
+                    "{}{}{}{}",
+                    text.term,
+                    words.parens.0,
+                    code.join(" / "),
+                    words.parens.1
+                )
             }
             None => text.term.clone(),
         };
@@ -117,8 +123,18 @@ pub fn pitfalls(pitfalls: &Pitfalls, edition: Edition, chapters: &[Chapter]) -> 
             text.title.trim(),
             pitfall.id
         ));
-        out.push_str(&format!("**{}**{}\n\n", words.symptom, text.symptom.trim()));
-        out.push_str(&format!("**{}**{}\n\n", words.fix, text.fix.trim()));
+        out.push_str(&format!(
+            "**{}**{}{}\n\n",
+            words.symptom,
+            words.colon,
+            text.symptom.trim()
+        ));
+        out.push_str(&format!(
+            "**{}**{}{}\n\n",
+            words.fix,
+            words.colon,
+            text.fix.trim()
+        ));
         out.push_str(&format!(
             "- {}[{} · {}]({file}#{})\n",
             words.section, chapter.name, heading, pitfall.section
@@ -174,6 +190,16 @@ term = "执行器"
 definition = "轮询任务的部件。"
 
 [[term]]
+id = "parker"
+en = "parker"
+[term.ja]
+term = "パーカー"
+definition = "眠らせる部品。"
+[term.zh]
+term = "`Parker`"
+definition = "挂起线程的工具。"
+
+[[term]]
 id = "ready-pending"
 en = "ready / pending"
 [term.ja]
@@ -198,7 +224,7 @@ definition = "结果。"
             chapter(
                 "zh/ch03-executor.md",
                 "第 3 章 执行器",
-                "# 执行器 {#executor}\n",
+                "# 执行器 {#executor}\n\n以后用 `Parker`。\n",
             ),
             chapter("zh/appendix-glossary.md", "附录 A", "执行器"),
         ];
@@ -207,7 +233,8 @@ definition = "结果。"
             table,
             "| 术语 | 英文 | 含义 | 首次出现 |\n| --- | --- | --- | --- |\n\
              | <span id=\"term-executor\"></span>**执行器** | executor | 轮询任务的部件。 | [第 3 章 执行器](ch03-executor.md) |\n\
-             | <span id=\"term-ready-pending\"></span>**就绪 / 未就绪 (`Ready` / `Pending`)** | ready / pending | 结果。 | [第 1 章 A](ch01-a.md) |\n"
+             | <span id=\"term-parker\"></span>**`Parker`** | parker | 挂起线程的工具。 | [第 3 章 执行器](ch03-executor.md) |\n\
+             | <span id=\"term-ready-pending\"></span>**就绪 / 未就绪（`Ready` / `Pending`）** | ready / pending | 结果。 | [第 1 章 A](ch01-a.md) |\n"
         );
     }
 
@@ -253,8 +280,8 @@ fix = "一次加锁。"
         assert_eq!(
             pitfalls(&data, Edition::Zh, &chapters).unwrap(),
             "## 唤醒丢失 {#pitfall-lost-wakeup}\n\n\
-             **表现：**卡住。\n\n\
-             **修正：**一次加锁。\n\n\
+             **表现**：卡住。\n\n\
+             **修正**：一次加锁。\n\n\
              - 正文：[第 2 章 计时器 · 唤醒 `丢失`](ch02-timer.md#lost-wakeup)\n\
              - 重现错误的测试：`loses_it` ([`listings/src/pitfalls/split.rs`](appendix-listings.md#listing-src-pitfalls-split-rs))<br>运行：`cargo test -p listings loses_it`\n\
              - 验证修正的测试：`loom_keeps_it` ([`listings/src/timer.rs`](appendix-listings.md#listing-src-timer-rs))<br>运行：`RUSTFLAGS=\"--cfg loom\" cargo test -p listings --release --lib loom_keeps_it`\n\

@@ -62,6 +62,16 @@ pub fn prose(text: &str) -> Vec<(usize, String)> {
     out
 }
 
+/// The inline code spans of a chapter (not code blocks), without backticks.
+pub fn inline_code(text: &str) -> Vec<String> {
+    parser(text)
+        .filter_map(|event| match event {
+            Event::Code(code) => Some(code.to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The headings with an explicit id: `(id, text)`, inline code kept in backticks.
 pub fn headings(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
