@@ -546,7 +546,7 @@
                 try {
                     const pf = await pagefind();
                     const found = await pf.search(term);
-                    const pages = await Promise.all(found.results.slice(0, 20).map(r => r.data()));
+                    const pages = await Promise.all(found.results.slice(0, 30).map(r => r.data()));
                     if (mine === generation) {
                         show(term, pages.filter(page => inFolder(page.url, edition)));
                     }
@@ -570,15 +570,33 @@
         // One list item per matching section (Pagefind's sub_results, best
         // first, at most three per page), each `li > a` as mdBook's own results
         // are, linking to the section with the terms to highlight there.
+        //
+        // Pagefind splits Chinese and Japanese into dictionary words, and a
+        // term it does not know is split too: 执行器 becomes 执行 + 器, and a
+        // page about 计时器 matches on 器 alone. A reader searching CJK text
+        // means the string itself, so when some results contain the query as
+        // it was typed, only those are shown (pages with more occurrences
+        // first), and the whole string is what is highlighted. Otherwise
+        // Pagefind's own results and ranking stand.
         function show(term, pages) {
+            const exactPages = pages
+                .map((page, rank) => ({ page, rank, count: occurrences(page.content || '', term) }))
+                .filter(p => p.count > 0)
+                .sort((a, b) => b.count - a.count || a.rank - b.rank)
+                .map(p => p.page);
+            const exact = exactPages.length > 0;
             const items = [];
-            for (const page of pages) {
-                const sections = page.sub_results && page.sub_results.length
+            for (const page of exact ? exactPages : pages) {
+                let sections = page.sub_results && page.sub_results.length
                     ? [...page.sub_results]
                     : [{ title: page.meta.title, url: page.url, excerpt: page.excerpt, locations: page.locations }];
                 sections.sort((a, b) => (b.locations || []).length - (a.locations || []).length);
+                if (exact) {
+                    const withTerm = sections.filter(sec => occurrences(textOf(sec.excerpt || ''), term) > 0);
+                    sections = withTerm.length ? withTerm : sections.slice(0, 1);
+                }
                 for (const section of sections.slice(0, 3)) {
-                    items.push(resultItem(term, page, section, items.length));
+                    items.push(resultItem(term, page, section, items.length, exact));
                 }
             }
             list.replaceChildren(...items);
@@ -588,7 +606,32 @@
             outer.classList.remove('hidden');
         }
 
-        function resultItem(term, page, section, index) {
+        // How often `term` occurs in `text`, ignoring case and runs of spaces.
+        function occurrences(text, term) {
+            const needle = normalise(term);
+            if (!needle) {
+                return 0;
+            }
+            const haystack = normalise(text);
+            let count = 0;
+            for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) {
+                count++;
+            }
+            return count;
+        }
+
+        function normalise(text) {
+            return text.replace(/\s+/g, ' ').trim().toLowerCase();
+        }
+
+        // The text of an excerpt, without its markup.
+        function textOf(html) {
+            const template = document.createElement('template');
+            template.innerHTML = html;
+            return template.content.textContent;
+        }
+
+        function resultItem(term, page, section, index, exact) {
             const li = document.createElement('li');
             const a = document.createElement('a');
             const url = new URL(section.url, document.baseURI);
@@ -603,7 +646,8 @@
             teaser.className = 'teaser';
             teaser.id = 'asyncbook-teaser-' + index;
             teaser.setAttribute('aria-label', translate('Search Result Teaser'));
-            teaser.append(excerpt(section.excerpt || page.excerpt || ''));
+            const html = section.excerpt || page.excerpt || '';
+            teaser.append(exact && occurrences(textOf(html), term) > 0 ? markExactly(textOf(html), term) : excerpt(html));
             a.setAttribute('aria-details', teaser.id);
             li.append(a, teaser);
             return li;
@@ -623,20 +667,42 @@
         }
 
         // Pagefind's excerpts are HTML with the matches in <mark>. Keep only
-        // the text and the marks, so nothing else in them can become markup.
+        // the text and the marks, so nothing else in them can become markup;
+        // neighbouring marks (the pieces of one split word) become one.
         function excerpt(html) {
             const template = document.createElement('template');
             template.innerHTML = html;
             const out = document.createDocumentFragment();
             for (const node of template.content.childNodes) {
                 if (node.nodeName === 'MARK') {
-                    const mark = document.createElement('mark');
-                    mark.textContent = node.textContent;
-                    out.append(mark);
+                    if (out.lastChild && out.lastChild.nodeName === 'MARK') {
+                        out.lastChild.textContent += node.textContent;
+                    } else {
+                        const mark = document.createElement('mark');
+                        mark.textContent = node.textContent;
+                        out.append(mark);
+                    }
                 } else {
                     out.append(node.textContent);
                 }
             }
+            return out;
+        }
+
+        // `text` with every occurrence of `term` (ignoring case) in <mark>.
+        function markExactly(text, term) {
+            const out = document.createDocumentFragment();
+            const lower = text.toLowerCase();
+            const needle = term.trim().toLowerCase();
+            let from = 0;
+            for (let at = lower.indexOf(needle); needle && at !== -1; at = lower.indexOf(needle, from)) {
+                out.append(text.slice(from, at));
+                const mark = document.createElement('mark');
+                mark.textContent = text.slice(at, at + needle.length);
+                out.append(mark);
+                from = at + needle.length;
+            }
+            out.append(text.slice(from));
             return out;
         }
 
