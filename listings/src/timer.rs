@@ -119,6 +119,7 @@ mod tests {
     use super::*;
     use crate::test_wakers::TestWaker;
     use std::pin::pin;
+    use std::sync::TryLockError;
     use std::time::Instant;
 
     /// A timer whose thread never fires: the test completes it by hand.
@@ -170,26 +171,34 @@ mod tests {
 
     #[test]
     fn completing_during_the_waker_store_still_wakes_the_task() {
-        // At the moment `poll` stores the waker (it clones it), the lock is
-        // held: a completing thread could not get in between the check and
-        // the store. It completes after `poll`, finds the waker, wakes it.
+        // The waker's first clone happens inside `poll`, while it stores the
+        // waker. At that moment the hook starts a thread that completes the
+        // timer, and notes whether the lock was free. It is not: `poll`
+        // holds it, so the completing thread waits until `poll` has stored
+        // the waker and returned, then finds the waker and wakes the task.
         let mut timer = pin!(manual_timer());
         let shared = Arc::clone(&timer.shared);
-        let locked_during_store = Arc::new(Mutex::new(None));
-        let task = TestWaker::with_clone_hook({
-            let shared = Arc::clone(&shared);
-            let locked_during_store = Arc::clone(&locked_during_store);
-            move || {
-                let busy = matches!(shared.try_lock(), Err(std::sync::TryLockError::WouldBlock));
-                *locked_during_store.lock().unwrap() = Some(busy);
-            }
+        let (report, reports) = std::sync::mpsc::channel();
+        let task = TestWaker::with_clone_hook(move || {
+            let locked = matches!(shared.try_lock(), Err(TryLockError::WouldBlock));
+            let thread = thread::spawn(move || complete(&shared));
+            report.send((locked, thread)).unwrap();
         });
         let waker = task.waker();
         let poll = timer.as_mut().poll(&mut Context::from_waker(&waker));
         assert!(poll.is_pending());
-        assert_eq!(*locked_during_store.lock().unwrap(), Some(true));
-        thread::spawn(move || complete(&shared)).join().unwrap();
+
+        // The hook ran inside `poll`, so its report is already here.
+        let (locked_during_store, completer) = reports.try_recv().expect("poll cloned the waker");
+        assert!(locked_during_store, "poll holds the lock while it stores");
+        completer.join().unwrap();
         assert_eq!(task.wakes(), 1, "no lost wake-up");
+        assert!(
+            timer
+                .as_mut()
+                .poll(&mut Context::from_waker(&waker))
+                .is_ready()
+        );
     }
 
     #[test]
