@@ -4,7 +4,7 @@
 use crate::Result;
 use crate::data::{Glossary, Pitfalls, Shows};
 use crate::edition::{Edition, listing_anchor};
-use crate::markdown::{headings, inline_code, prose};
+use crate::markdown::{escape_html, escape_markdown, headings, inline_code, prose};
 
 /// A chapter of one edition, as the preprocessor sees it.
 #[derive(Debug)]
@@ -80,11 +80,11 @@ pub fn glossary(glossary: &Glossary, edition: Edition, chapters: &[Chapter]) -> 
             .find(|(_, p)| accepted.iter().any(|a| p.contains(a)))
             .map_or_else(
                 || words.not_yet.to_string(),
-                |(c, _)| format!("[{}]({})", cell(&c.name), c.file()),
+                |(c, _)| format!("[{}]({})", cell(&escape_markdown(&c.name)), c.file()),
             );
         out.push_str(&format!(
             "| <span id=\"term-{}\"></span>**{}** | {} | {} | {} |\n",
-            term.id,
+            escape_html(&term.id),
             cell(&name),
             cell(&term.en),
             cell(&text.definition),
@@ -137,7 +137,10 @@ pub fn pitfalls(pitfalls: &Pitfalls, edition: Edition, chapters: &[Chapter]) -> 
         ));
         out.push_str(&format!(
             "- {}[{} · {}]({file}#{})\n",
-            words.section, chapter.name, heading, pitfall.section
+            words.section,
+            escape_markdown(&chapter.name),
+            heading,
+            pitfall.section
         ));
         for test in &pitfall.tests {
             let label = match test.shows {
@@ -274,15 +277,15 @@ fix = "一次加锁。"
         .unwrap();
         let chapters = [chapter(
             "zh/ch02-timer.md",
-            "第 2 章 计时器",
-            "## 唤醒 `丢失` {#lost-wakeup}\n",
+            "第 2 章 [计时器]",
+            "## 唤醒 `丢失` \\<T\\> {#lost-wakeup}\n",
         )];
         assert_eq!(
             pitfalls(&data, Edition::Zh, &chapters).unwrap(),
             "## 唤醒丢失 {#pitfall-lost-wakeup}\n\n\
              **表现**：卡住。\n\n\
              **修正**：一次加锁。\n\n\
-             - 正文：[第 2 章 计时器 · 唤醒 `丢失`](ch02-timer.md#lost-wakeup)\n\
+             - 正文：[第 2 章 \\[计时器\\] · 唤醒 `丢失` \\<T\\>](ch02-timer.md#lost-wakeup)\n\
              - 重现错误的测试：`loses_it` ([`listings/src/pitfalls/split.rs`](appendix-listings.md#listing-src-pitfalls-split-rs))<br>运行：`cargo test -p listings loses_it`\n\
              - 验证修正的测试：`loom_keeps_it` ([`listings/src/timer.rs`](appendix-listings.md#listing-src-timer-rs))<br>运行：`RUSTFLAGS=\"--cfg loom\" cargo test -p listings --release --lib loom_keeps_it`\n\
              - 检查编译错误的程序：[`listings/compile_fail/no.rs`](appendix-listings.md#listing-compile-fail-no-rs)\n\n"

@@ -8,7 +8,7 @@
 //! directives, so it runs before mdBook's `links` preprocessor expands them.
 
 use crate::edition::{Edition, listing_anchor};
-use crate::markdown::fences;
+use crate::markdown::{escape_html, fences};
 
 /// The page that shows every listing file whole; it needs no captions.
 pub const LISTINGS_PAGE: &str = "appendix-listings.md";
@@ -100,32 +100,50 @@ pub fn add(content: &str, path: &str) -> String {
         if shown.is_empty() {
             continue;
         }
-        // The caption goes on its own lines, indented like the fence so that
-        // it stays inside a list item or quote the block is in.
+        // The caption goes on its own lines before the fence, inside the
+        // same list item or quote. The fence line may open the item itself
+        // (`2. ```rust`): then the caption takes the marker, and the fence
+        // moves to the item's continuation indent.
         let line_start = content[..fence.range.start]
             .rfind('\n')
             .map_or(0, |i| i + 1);
-        let indent = &content[line_start..fence.range.start];
+        let prefix = &content[line_start..fence.range.start];
+        let container = continuation(prefix);
         let links: Vec<String> = shown
             .iter()
             .map(|file| {
                 format!(
-                    "<a href=\"{}#{}\"><code>{file}</code></a>",
+                    "<a href=\"{}#{}\"><code>{}</code></a>",
                     LISTINGS_PAGE.replace(".md", ".html"),
-                    listing_anchor(file)
+                    listing_anchor(file),
+                    escape_html(file)
                 )
             })
             .collect();
         out.push_str(&content[copied..line_start]);
         out.push_str(&format!(
-            "{indent}<p class=\"listing-source\">{}{}</p>\n\n",
+            "{prefix}<p class=\"listing-source\">{}{}</p>\n{}\n{container}",
             words.source,
-            links.join(words.separator)
+            links.join(words.separator),
+            container.trim_end()
         ));
-        copied = line_start;
+        copied = fence.range.start;
     }
     out.push_str(&content[copied..]);
     out
+}
+
+/// What continues a block inside the containers that `prefix` (the text
+/// before a fence on its line) opens: quote markers stay, list markers
+/// become spaces. `"> 2. "` → `">    "`.
+fn continuation(prefix: &str) -> String {
+    prefix
+        .chars()
+        .map(|c| match c {
+            '>' | ' ' | '\t' => c,
+            _ => ' ',
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -172,6 +190,38 @@ mod tests {
         let chapter = "1. Step:\n\n   ```rust\n   {{#include ../../listings/src/a.rs}}\n   {{#include ../../listings/src/b.rs}}\n   ```\n";
         let captioned = add(chapter, "ja/ch01-x.md");
         assert!(captioned.contains("\n   <p class=\"listing-source\">ソース：<a href=\"appendix-listings.html#listing-src-a-rs\"><code>listings/src/a.rs</code></a>、<a href=\"appendix-listings.html#listing-src-b-rs\"><code>listings/src/b.rs</code></a></p>\n\n   ```rust"), "{captioned}");
+    }
+
+    #[test]
+    fn captions_stay_in_the_list_item_or_quote_the_fence_opens() {
+        let item = "1. One.\n2. ```rust\n   {{#include ../../listings/src/a.rs}}\n   ```\n";
+        let captioned = add(item, "ja/ch01-x.md");
+        assert_eq!(
+            captioned,
+            "1. One.\n2. <p class=\"listing-source\">ソース：<a href=\"appendix-listings.html#listing-src-a-rs\"><code>listings/src/a.rs</code></a></p>\n\n   ```rust\n   {{#include ../../listings/src/a.rs}}\n   ```\n"
+        );
+        let quote = "> ```rust\n> {{#include ../../listings/src/a.rs}}\n> ```\n";
+        let captioned = add(quote, "ja/ch01-x.md");
+        assert!(
+            captioned.starts_with("> <p class=\"listing-source\">ソース：<a href=\"appendix-listings.html#listing-src-a-rs\"><code>listings/src/a.rs</code></a></p>\n>\n> ```rust\n"),
+            "{captioned}"
+        );
+        // Both still parse as one list / one quote holding a paragraph and the block.
+        for (text, container) in [
+            (add(item, "ja/ch01-x.md"), "List"),
+            (add(quote, "ja/ch01-x.md"), "BlockQuote"),
+        ] {
+            let starts = pulldown_cmark::Parser::new(&text)
+                .filter(|e| matches!(e, pulldown_cmark::Event::Start(t) if format!("{t:?}").starts_with(container)))
+                .count();
+            assert_eq!(starts, 1, "{text}");
+        }
+    }
+
+    #[test]
+    fn file_names_are_escaped_in_the_caption() {
+        let chapter = "```rust\n{{#include ../../listings/src/a&b.rs}}\n```\n";
+        assert!(add(chapter, "zh/ch01-x.md").contains("<code>listings/src/a&amp;b.rs</code>"));
     }
 
     #[test]

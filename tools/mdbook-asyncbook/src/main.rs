@@ -8,7 +8,12 @@
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
-        Some("supports") => return, // every renderer: preprocess() checks for html itself
+        // book.toml names the renderers; should it stop doing so, mdBook asks:
+        // the captions and appendices are for the HTML book and its link check.
+        Some("supports") => match args.get(1).map(String::as_str) {
+            Some("html" | "linkcheck2") => return,
+            _ => std::process::exit(1),
+        },
         Some("render") => mdbook_asyncbook::render::run(std::io::stdin()),
         None => mdbook_asyncbook::preprocess::run(std::io::stdin(), std::io::stdout()),
         Some(other) => Err(format!("unknown command `{other}`").into()),

@@ -6,12 +6,16 @@ use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use std::ops::Range;
 
 fn parser(text: &str) -> Parser<'_> {
-    // The options mdBook 0.5 turns on, so that we see the blocks it sees.
+    // The options mdBook 0.5.4 turns on by default (`mdbook-markdown`'s
+    // `new_cmark_parser`), so that we see the blocks and text it sees.
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
-        | Options::ENABLE_HEADING_ATTRIBUTES;
+        | Options::ENABLE_HEADING_ATTRIBUTES
+        | Options::ENABLE_SMART_PUNCTUATION
+        | Options::ENABLE_DEFINITION_LIST
+        | Options::ENABLE_GFM;
     Parser::new_ext(text, options)
 }
 
@@ -72,29 +76,66 @@ pub fn inline_code(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The headings with an explicit id: `(id, text)`, inline code kept in backticks.
+/// The headings with an explicit id: `(id, text)`, the text as written in
+/// the Markdown source (escapes and code spans kept), so that it can be
+/// pasted into a link and render as it does in the heading.
 pub fn headings(text: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut current: Option<(String, String)> = None;
-    for event in parser(text) {
-        match event {
+    parser(text)
+        .into_offset_iter()
+        .filter_map(|(event, range)| match event {
             Event::Start(Tag::Heading { id: Some(id), .. }) => {
-                current = Some((id.to_string(), String::new()));
+                Some((id.to_string(), heading_source(&text[range])))
             }
-            Event::Text(t) => {
-                if let Some((_, heading)) = current.as_mut() {
-                    heading.push_str(&t);
-                }
-            }
-            // Kept as Markdown, so a link to the section can show it as code.
-            Event::Code(t) => {
-                if let Some((_, heading)) = current.as_mut() {
-                    heading.push_str(&format!("`{t}`"));
-                }
-            }
-            Event::End(TagEnd::Heading(_)) => out.extend(current.take()),
-            _ => {}
+            _ => None,
+        })
+        .collect()
+}
+
+/// `## Some \<b\> `code` {#id}` → `Some \<b\> `code``.
+fn heading_source(heading: &str) -> String {
+    let line = heading.lines().next().unwrap_or_default().trim();
+    let line = line.trim_start_matches('#').trim();
+    // The attribute block is the last `{...}` of the line.
+    let line = match line.rfind('{') {
+        Some(open) if line.ends_with('}') => line[..open].trim_end(),
+        _ => line,
+    };
+    // A closing sequence of `#`s, if any, preceded by a space.
+    let without_closing = line.trim_end_matches('#');
+    if without_closing.len() < line.len() && without_closing.ends_with(' ') {
+        without_closing.trim_end().to_string()
+    } else {
+        line.to_string()
+    }
+}
+
+/// `text` escaped for use inside HTML text or a double-quoted attribute.
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
         }
+    }
+    out
+}
+
+/// Plain text (a chapter title, say) escaped so that Markdown shows it as
+/// it is, also as the text of a link. (`|` is left to table cells.)
+pub fn escape_markdown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '~' | '!' | '&'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
     }
     out
 }
@@ -137,5 +178,27 @@ mod tests {
                 ("second".into(), "Second `part`".into())
             ]
         );
+    }
+
+    #[test]
+    fn heading_text_keeps_escapes_and_code_spans_as_written() {
+        let chapter =
+            "## `Pin\\<T\\>` and \\<T\\> \\*not em\\* ``a`b`` {#pin}\n\n### Closed ### {#closed}\n";
+        assert_eq!(
+            headings(chapter),
+            [
+                (
+                    "pin".into(),
+                    "`Pin\\<T\\>` and \\<T\\> \\*not em\\* ``a`b``".into()
+                ),
+                ("closed".into(), "Closed".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn escaping() {
+        assert_eq!(escape_html("a&b<i>\"x\""), "a&amp;b&lt;i&gt;&quot;x&quot;");
+        assert_eq!(escape_markdown("第 1 章 [*x*]"), "第 1 章 \\[\\*x\\*\\]");
     }
 }

@@ -28,12 +28,19 @@ pub fn run(input: impl Read, mut output: impl Write) -> Result<()> {
 /// Calls `f` on every chapter object of the book (the inside of
 /// `{"Chapter": {...}}`), in reading order, a parent before its children.
 fn for_each_chapter(items: &mut Value, f: &mut impl FnMut(&mut Value) -> Result<()>) -> Result<()> {
-    if let Some(items) = items.as_array_mut() {
-        for item in items {
-            if let Some(chapter) = item.get_mut("Chapter") {
-                f(chapter)?;
-                for_each_chapter(&mut chapter["sub_items"], f)?;
-            }
+    // mdBook 0.5 sends `items` and every chapter's `sub_items` as arrays;
+    // anything else is a protocol we do not know, and doing nothing would
+    // leave the appendices silently empty.
+    let items = items
+        .as_array_mut()
+        .ok_or("mdBook sent a book without an `items` / `sub_items` array")?;
+    for item in items {
+        if let Some(chapter) = item.get_mut("Chapter") {
+            f(chapter)?;
+            let sub_items = chapter
+                .get_mut("sub_items")
+                .ok_or("mdBook sent a chapter without `sub_items`")?;
+            for_each_chapter(sub_items, f)?;
         }
     }
     Ok(())
@@ -47,7 +54,10 @@ pub fn process(root: &Path, book: &mut Value) -> Result<()> {
     // title and text, as written (before any expansion).
     let mut by_edition: Vec<(Edition, Vec<Chapter>)> =
         Edition::ALL.iter().map(|&e| (e, Vec::new())).collect();
-    for_each_chapter(&mut book["items"], &mut |chapter| {
+    let items = book
+        .get_mut("items")
+        .ok_or("mdBook sent a book without `items`")?;
+    for_each_chapter(items, &mut |chapter| {
         let Some(path) = chapter["path"].as_str() else {
             return Ok(());
         };
@@ -66,11 +76,18 @@ pub fn process(root: &Path, book: &mut Value) -> Result<()> {
         Ok(())
     })?;
 
-    for_each_chapter(&mut book["items"], &mut |chapter| {
+    for_each_chapter(items, &mut |chapter| {
         let Some(path) = chapter["path"].as_str().map(str::to_string) else {
             return Ok(());
         };
         let Some(edition) = Edition::of_path(&path) else {
+            let content = chapter["content"].as_str().unwrap_or_default();
+            if content.contains(GLOSSARY) || content.contains(PITFALLS) {
+                return Err(format!(
+                    "{path}: the appendices can only be written in an edition (ja/, zh/)"
+                )
+                .into());
+            }
             return Ok(());
         };
         let edition_chapters = &by_edition

@@ -35,10 +35,21 @@ pub fn run(input: impl Read) -> Result<()> {
     }
     for edition in Edition::ALL {
         for page in html_files(&html.join(edition.dir()))? {
-            let text = std::fs::read_to_string(&page)?;
+            let text =
+                std::fs::read_to_string(&page).map_err(|e| format!("{}: {e}", page.display()))?;
             let marked = mark_page(&text, edition);
+            // A page mdBook wrote differently (another version, another
+            // theme) would otherwise go unmarked, and unsearched, silently.
+            let lang = format!("<html lang=\"{}\"", edition.lang());
+            if !marked.contains(&lang) || !marked.contains("<main data-pagefind-body>") {
+                return Err(format!(
+                    "{}: no `<html lang=…>` or `<main>` to mark; has mdBook's page layout changed?",
+                    page.display()
+                )
+                .into());
+            }
             if marked != text {
-                std::fs::write(&page, marked)?;
+                std::fs::write(&page, marked).map_err(|e| format!("{}: {e}", page.display()))?;
             }
         }
     }
@@ -51,8 +62,9 @@ fn html_files(dir: &Path) -> Result<Vec<PathBuf>> {
     if !dir.is_dir() {
         return Ok(out);
     }
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for entry in entries {
+        let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
         if path.is_dir() {
             out.extend(html_files(&path)?);
         } else if path.extension().is_some_and(|e| e == "html") {

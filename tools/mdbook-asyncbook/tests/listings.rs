@@ -92,3 +92,62 @@ fn every_rust_block_shows_lines_of_a_listing_file() {
         "rust blocks that show no listing file: {bare:?}"
     );
 }
+
+#[test]
+fn every_caption_links_to_a_section_of_the_listings_appendix() {
+    // The link check sees the captions too, but only as HTML it does not
+    // follow into anchors; this checks each anchor a caption links to.
+    let mut links = 0;
+    for edition in Edition::ALL {
+        let chapters = common::chapters(edition);
+        let page = &chapters
+            .iter()
+            .find(|(name, _)| name == LISTINGS_PAGE)
+            .expect("a listings appendix")
+            .1;
+        let ids: Vec<String> = mdbook_asyncbook::markdown::headings(page)
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        for (file, text) in &chapters {
+            let captioned =
+                mdbook_asyncbook::captions::add(text, &format!("{}/{file}", edition.dir()));
+            let target = format!("{}#", LISTINGS_PAGE.replace(".md", ".html"));
+            for (at, _) in captioned.match_indices(&target) {
+                let anchor: String = captioned[at + target.len()..]
+                    .chars()
+                    .take_while(|&c| c != '"')
+                    .collect();
+                assert!(
+                    ids.contains(&anchor),
+                    "{}/{file}: a caption links to #{anchor}, which {LISTINGS_PAGE} lacks",
+                    edition.dir()
+                );
+                links += 1;
+            }
+        }
+    }
+    assert!(
+        links > 20,
+        "only {links} caption links: are captions written?"
+    );
+}
+
+#[test]
+fn listing_anchors_are_unique() {
+    let mut seen = std::collections::HashMap::new();
+    for file in [
+        "listings/src",
+        "listings/examples",
+        "listings/compile_fail",
+        "listings/output",
+    ]
+    .into_iter()
+    .flat_map(common::files_under)
+    {
+        let anchor = mdbook_asyncbook::edition::listing_anchor(&file);
+        if let Some(other) = seen.insert(anchor.clone(), file.clone()) {
+            panic!("{other} and {file} share the anchor #{anchor}");
+        }
+    }
+}
