@@ -507,14 +507,26 @@
         }
 
         let pagefindModule = null;
+        let failedLoads = 0;
         function pagefind() {
             if (!pagefindModule) {
-                const url = new URL(root + 'pagefind/pagefind.js', document.baseURI).href;
-                pagefindModule = import(url).then(async pf => {
+                const url = new URL(root + 'pagefind/pagefind.js', document.baseURI);
+                // A failed import() is remembered by the browser for that URL;
+                // a retry asks for another one (Pagefind finds its files from
+                // the path and ignores the query).
+                if (failedLoads > 0) {
+                    url.searchParams.set('retry', String(failedLoads));
+                }
+                pagefindModule = import(url.href).then(async pf => {
                     // Excerpts start and end mid-sentence: say so.
                     await pf.options({ excerptEllipsis: '…' });
                     await pf.init();
                     return pf;
+                }).catch(err => {
+                    // Not cached: the next search loads it again.
+                    pagefindModule = null;
+                    failedLoads += 1;
+                    throw err;
                 });
             }
             return pagefindModule;

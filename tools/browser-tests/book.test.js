@@ -207,8 +207,15 @@ for (const server of SERVERS) {
             await page.goto(url('zh/ch03-executor.html'));
             assert.equal(pathOf(await picker.evaluate(a => a.href)), pathOf(url('ja/ch03-executor.html')),
                 'the picker on zh/ch03 links to ja/ch03');
+            // Diagrams above the section change the layout as they are drawn.
+            await diagramsDone(page);
             await page.evaluate(() => document.getElementById('bounded-queue').scrollIntoView());
-            await page.waitForTimeout(500); // the picker follows scrolling at most every 150 ms
+            // The picker follows scrolling (at most every 150 ms).
+            await waitInPage(page, 'the picker to follow the scroll to #bounded-queue',
+                () => document.getElementById('asyncbook-lang-switch')?.href.endsWith('#bounded-queue'), null, {
+                    timeout: 5000,
+                    explain: () => `it links to ${document.getElementById('asyncbook-lang-switch')?.href}`,
+                });
             await picker.click();
             await page.waitForURL(url('ja/ch03-executor.html#bounded-queue'), { timeout: 5000 })
                 .catch(err => {
@@ -257,6 +264,43 @@ for (const server of SERVERS) {
                     });
             }));
         }
+
+        test('3b. Pagefind has one index per edition, holding exactly that edition\'s pages', async () => {
+            const entry = await (await fetch(url('pagefind/pagefind-entry.json'))).json();
+            const want = Object.fromEntries(Object.entries(EDITIONS).map(([dir, e]) =>
+                [e.lang.toLowerCase(), EDITION_PAGES.filter(p => editionOf(p) === dir).length]));
+            const got = Object.fromEntries(Object.entries(entry.languages).map(([lang, l]) => [lang, l.page_count]));
+            assert.deepEqual(got, want, 'pages per index language');
+        });
+
+        test('3c. a search that cannot load Pagefind says so, and the next keystroke tries again', () => withContext(async context => {
+            // The server refuses Pagefind's script until it is back up.
+            let up = false;
+            let refused = 0;
+            await context.route(/\/pagefind\/pagefind\.js(\?|$)/, route => {
+                if (!up) {
+                    refused += 1;
+                    return route.abort('connectionrefused');
+                }
+                return route.fallback();
+            });
+            const { page } = await openPage(context, url('zh/ch03-executor.html'));
+            await page.click('#mdbook-search-toggle');
+            await page.fill('#mdbook-searchbar', '执行器');
+            await waitInPage(page, 'the search to say it is unavailable',
+                () => /\p{Script=Han}/u.test(document.getElementById('mdbook-searchresults-header')?.textContent ?? '')
+                    && document.querySelectorAll('#mdbook-searchresults li').length === 0, null, { timeout: 30_000 });
+            const unavailable = await page.locator('#mdbook-searchresults-header').textContent();
+            up = true;
+            await page.fill('#mdbook-searchbar', '执行');
+            await waitInPage(page, 'results after the retry',
+                () => document.querySelectorAll('#mdbook-searchresults li a').length > 0, null, {
+                    timeout: 30_000,
+                    explain: () => `results header says ${JSON.stringify(document.getElementById('mdbook-searchresults-header')?.textContent)}`,
+                });
+            assert.ok(refused >= 1, 'loads were refused while the server was down');
+            assert.notEqual(await page.locator('#mdbook-searchresults-header').textContent(), unavailable);
+        }));
 
         describe('4. the copy button copies a whole program, which compiles (and runs as the book shows)', () => {
             // Blocks are picked by what they show (the caption the
@@ -315,7 +359,8 @@ for (const server of SERVERS) {
                     // A whole demo: its output is the book's listings/output/NAME.txt.
                     const example = found.files.map(f => /^listings\/examples\/(\w+)\.rs$/.exec(f)?.[1]).find(Boolean);
                     const want = example && recordedOutput(example);
-                    if (want) {
+                    if (example) {
+                        assert.ok(want, `listings/output/${example}.txt records what ${example} prints`);
                         const got = await runProgram(executable);
                         assert.equal(normaliseDurations(got), normaliseDurations(want), `output of ${example} as listings/output/${example}.txt`);
                     }
