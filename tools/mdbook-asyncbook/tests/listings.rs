@@ -7,9 +7,10 @@ use mdbook_asyncbook::captions::{LISTINGS_PAGE, includes};
 use mdbook_asyncbook::edition::Edition;
 use mdbook_asyncbook::markdown::{fences, line_of};
 
-#[test]
-fn every_listing_file_is_reachable_from_both_editions() {
-    let files: Vec<String> = [
+/// Every file of the listings crate that the book shows: code, programs
+/// that fail to compile (with their errors) and recorded output.
+fn listing_files() -> Vec<String> {
+    [
         "listings/src",
         "listings/examples",
         "listings/compile_fail",
@@ -17,7 +18,12 @@ fn every_listing_file_is_reachable_from_both_editions() {
     ]
     .into_iter()
     .flat_map(common::files_under)
-    .collect();
+    .collect()
+}
+
+#[test]
+fn every_listing_file_is_reachable_from_both_editions() {
+    let files = listing_files();
     assert!(files.len() > 40, "{files:?}");
     for edition in Edition::ALL {
         let dir = format!("src/{}", edition.dir());
@@ -136,15 +142,7 @@ fn every_caption_links_to_a_section_of_the_listings_appendix() {
 #[test]
 fn listing_anchors_are_unique() {
     let mut seen = std::collections::HashMap::new();
-    for file in [
-        "listings/src",
-        "listings/examples",
-        "listings/compile_fail",
-        "listings/output",
-    ]
-    .into_iter()
-    .flat_map(common::files_under)
-    {
+    for file in listing_files() {
         let anchor = mdbook_asyncbook::edition::listing_anchor(&file);
         if let Some(other) = seen.insert(anchor.clone(), file.clone()) {
             panic!("{other} and {file} share the anchor #{anchor}");
