@@ -12,6 +12,9 @@ use crate::markdown::{escape_html, fences};
 
 /// The page that shows every listing file whole; it needs no captions.
 pub const LISTINGS_PAGE: &str = "appendix-listings.md";
+/// That page as the HTML book links to it (captions are raw HTML, which
+/// mdBook does not rewrite from `.md`).
+pub const LISTINGS_HTML: &str = "appendix-listings.html";
 
 /// An include directive in a block: the file (from the repository root) and
 /// whether the reader sees any of its lines.
@@ -114,7 +117,7 @@ pub fn add(content: &str, path: &str) -> String {
             .map(|file| {
                 format!(
                     "<a href=\"{}#{}\"><code>{}</code></a>",
-                    LISTINGS_PAGE.replace(".md", ".html"),
+                    LISTINGS_HTML,
                     listing_anchor(file),
                     escape_html(file)
                 )
@@ -222,6 +225,11 @@ mod tests {
     fn file_names_are_escaped_in_the_caption() {
         let chapter = "```rust\n{{#include ../../listings/src/a&b.rs}}\n```\n";
         assert!(add(chapter, "zh/ch01-x.md").contains("<code>listings/src/a&amp;b.rs</code>"));
+    }
+
+    #[test]
+    fn the_listings_page_has_one_name_in_markdown_and_html() {
+        assert_eq!(LISTINGS_PAGE.replace(".md", ".html"), LISTINGS_HTML);
     }
 
     #[test]

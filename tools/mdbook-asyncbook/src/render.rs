@@ -37,17 +37,14 @@ pub fn run(input: impl Read) -> Result<()> {
         for page in html_files(&html.join(edition.dir()))? {
             let text =
                 std::fs::read_to_string(&page).map_err(|e| format!("{}: {e}", page.display()))?;
-            let marked = mark_page(&text, edition);
             // A page mdBook wrote differently (another version, another
             // theme) would otherwise go unmarked, and unsearched, silently.
-            let lang = format!("<html lang=\"{}\"", edition.lang());
-            if !marked.contains(&lang) || !marked.contains("<main data-pagefind-body>") {
-                return Err(format!(
+            let marked = mark_page(&text, edition).ok_or_else(|| {
+                format!(
                     "{}: no `<html lang=…>` or `<main>` to mark; has mdBook's page layout changed?",
                     page.display()
                 )
-                .into());
-            }
+            })?;
             if marked != text {
                 std::fs::write(&page, marked).map_err(|e| format!("{}: {e}", page.display()))?;
             }
@@ -75,28 +72,29 @@ fn html_files(dir: &Path) -> Result<Vec<PathBuf>> {
 }
 
 /// One page of an edition, with its language, the part Pagefind indexes,
-/// and hidden code lines kept out of the index.
-pub fn mark_page(html: &str, edition: Edition) -> String {
+/// and hidden code lines kept out of the index; `None` if the page has no
+/// `<html lang="…">` or no `<main>` to mark.
+pub fn mark_page(html: &str, edition: Edition) -> Option<String> {
     const ATTRIBUTE: &str = "<html lang=\"";
-    let mut out = match html.find(ATTRIBUTE).map(|at| at + ATTRIBUTE.len()) {
-        Some(value) => match html[value..].find('"') {
-            Some(len) => format!(
-                "{}{}{}",
-                &html[..value],
-                edition.lang(),
-                &html[value + len..]
-            ),
-            None => html.to_string(),
-        },
-        None => html.to_string(),
+    let value = html.find(ATTRIBUTE)? + ATTRIBUTE.len();
+    let len = html[value..].find('"')?;
+    let out = format!(
+        "{}{}{}",
+        &html[..value],
+        edition.lang(),
+        &html[value + len..]
+    );
+    let out = if out.contains("<main data-pagefind-body>") {
+        out
+    } else if out.contains("<main>") {
+        out.replacen("<main>", "<main data-pagefind-body>", 1)
+    } else {
+        return None;
     };
-    if !out.contains("<main data-pagefind-body>") {
-        out = out.replacen("<main>", "<main data-pagefind-body>", 1);
-    }
-    out.replace(
+    Some(out.replace(
         "<span class=\"boring\">",
         "<span class=\"boring\" data-pagefind-ignore>",
-    )
+    ))
 }
 
 /// Builds the search index into `<html>/pagefind/`.
@@ -121,7 +119,7 @@ mod tests {
 
     #[test]
     fn chinese_pages_get_their_language_and_an_index_body() {
-        let marked = mark_page(PAGE, Edition::Zh);
+        let marked = mark_page(PAGE, Edition::Zh).unwrap();
         assert_eq!(
             marked,
             "<!DOCTYPE HTML>\n<html lang=\"zh-CN\" class=\"light\" dir=\"ltr\">\n<body><main data-pagefind-body>\n<pre><code><span class=\"boring\" data-pagefind-ignore>use x;\n</span>fn f() {}</code></pre>\n</main></body></html>\n"
@@ -130,13 +128,26 @@ mod tests {
 
     #[test]
     fn marking_twice_changes_nothing_more() {
-        let once = mark_page(PAGE, Edition::Ja);
+        let once = mark_page(PAGE, Edition::Ja).unwrap();
         assert!(once.starts_with("<!DOCTYPE HTML>\n<html lang=\"ja\" class"));
         assert_eq!(
             mark_page(&once, Edition::Ja)
+                .unwrap()
                 .matches("data-pagefind-ignore")
                 .count(),
             1
+        );
+    }
+
+    #[test]
+    fn a_page_without_lang_or_main_cannot_be_marked() {
+        assert_eq!(
+            mark_page("<html><body><main></main></body></html>", Edition::Ja),
+            None
+        );
+        assert_eq!(
+            mark_page(&PAGE.replace("<main>", "<div>"), Edition::Zh),
+            None
         );
     }
 }

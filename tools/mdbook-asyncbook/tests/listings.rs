@@ -3,7 +3,7 @@
 
 mod common;
 
-use mdbook_asyncbook::captions::{LISTINGS_PAGE, includes};
+use mdbook_asyncbook::captions::{LISTINGS_HTML, LISTINGS_PAGE, includes};
 use mdbook_asyncbook::edition::Edition;
 use mdbook_asyncbook::markdown::{fences, line_of};
 
@@ -103,6 +103,7 @@ fn every_rust_block_shows_lines_of_a_listing_file() {
 fn every_caption_links_to_a_section_of_the_listings_appendix() {
     // The link check sees the captions too, but only as HTML it does not
     // follow into anchors; this checks each anchor a caption links to.
+    let target = format!("{LISTINGS_HTML}#");
     let mut links = 0;
     for edition in Edition::ALL {
         let chapters = common::chapters(edition);
@@ -118,7 +119,6 @@ fn every_caption_links_to_a_section_of_the_listings_appendix() {
         for (file, text) in &chapters {
             let captioned =
                 mdbook_asyncbook::captions::add(text, &format!("{}/{file}", edition.dir()));
-            let target = format!("{}#", LISTINGS_PAGE.replace(".md", ".html"));
             for (at, _) in captioned.match_indices(&target) {
                 let anchor: String = captioned[at + target.len()..]
                     .chars()
