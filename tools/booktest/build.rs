@@ -1,16 +1,22 @@
 //! Generates one test per ```rust block of both editions.
 //!
-//! Each chapter is expanded the way mdBook expands it, each block becomes a
-//! program file in `OUT_DIR/blocks/<lang>/<chapter>/line_<N>.rs`, and
-//! `OUT_DIR/book_tests.rs` gets a test named `<lang>::<chapter>::line_<N>`
-//! that compiles and runs it through skeptic (see `tests/book.rs`). Files
-//! are only written when their content changes, so an unchanged book does
-//! not rebuild the tests.
-
-#[path = "src/blocks.rs"]
-mod blocks;
-#[path = "src/expand.rs"]
-mod expand;
+//! The book goes through mdBook's own pipeline: `mdbook-driver` loads it
+//! (book.toml, SUMMARY.md), the book's preprocessor runs as a library
+//! (hidden frames, appendices, captions), then mdBook's `links`
+//! preprocessor expands the includes. Each ```rust block of the result
+//! becomes the program a reader gets, written to
+//! `OUT_DIR/blocks/<lang>/<chapter>/<name>.rs`, and `OUT_DIR/book_tests.rs`
+//! gets a test `<lang>::<chapter>::<name>` that compiles and runs it through
+//! skeptic (see `tests/blocks.rs`). `<name>` is `line_<N>` for the block
+//! whose fence is on line N of the chapter, and `listing_<file>` for a
+//! block that appendix C's `{{#listings}}` writes. Files are only written
+//! when their content changes, so an unchanged book does not rebuild the
+//! tests.
+//!
+//! Where mdBook would log an error and carry on, or render nothing, this
+//! fails the build naming `src/<lang>/<file>.md:<line>`: a missing file or
+//! anchor, a block that shows nothing, `ignore`, an unknown attribute,
+//! another edition, a heading without an id.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::env;
@@ -18,19 +24,30 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process;
+use std::sync::{Arc, Mutex};
 
-use blocks::{Mode, heading_ids, rust_blocks};
+use mdbook_asyncbook::directives::{check_includes, directives};
+use mdbook_asyncbook::edition::listing_anchor;
+use mdbook_asyncbook::listing_files::{self, Shown};
+use mdbook_asyncbook::markdown::line_of;
+use mdbook_asyncbook::preprocess::AsyncBook;
+use mdbook_asyncbook::program::{self, Mode, heading_ids, rust_blocks, visible_lines};
+use mdbook_driver::MDBook;
+use mdbook_driver::builtin_preprocessors::LinkPreprocessor;
+use mdbook_driver::config::Config;
+use mdbook_preprocessor::book::Book;
+use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
 
 /// What the parity tests compare between the two editions of a chapter.
 #[derive(Default)]
 struct Edition {
     heading_ids: Vec<String>,
-    /// Each rust block's line, mode and program file.
-    blocks: Vec<(usize, String, PathBuf)>,
+    /// Each rust block's name, mode and program file.
+    blocks: Vec<(String, String, PathBuf)>,
 }
 
 /// Chapter -> language -> its edition.
-type Editions = BTreeMap<String, BTreeMap<&'static str, Edition>>;
+type Editions = BTreeMap<String, BTreeMap<String, Edition>>;
 
 fn main() {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
@@ -40,106 +57,301 @@ fn main() {
         "cargo:rustc-env=BOOKTEST_TARGET={}",
         env::var("TARGET").unwrap()
     );
-    for own in ["build.rs", "src/blocks.rs", "src/expand.rs"] {
-        println!("cargo:rerun-if-changed={own}");
+    println!("cargo:rerun-if-changed=build.rs");
+    // Directories are watched as a whole (new files count too): the
+    // chapters, everything they can include, and the appendices' data.
+    for watched in [
+        "book.toml",
+        "src",
+        "data",
+        "listings/src",
+        "listings/examples",
+        "listings/compile_fail",
+        "listings/output",
+    ] {
+        println!("cargo:rerun-if-changed={}", root.join(watched).display());
     }
-    // A directory is watched as a whole: new chapters count too.
-    println!("cargo:rerun-if-changed={}", root.join("src").display());
 
+    let mut failures = Vec::new();
+    let book = match expand(&root, &mut failures) {
+        Some(book) => book,
+        None => fail(&failures),
+    };
     let mut tests = String::new();
     let mut written = BTreeSet::new();
-    let mut watched = BTreeSet::new();
-    let mut failures = Vec::new();
     let mut editions = Editions::new();
-    // `book` is the pages outside the editions (the landing page); they have
-    // no counterpart, so no parity test.
-    for lang in ["book", "ja", "zh"] {
-        writeln!(tests, "mod {lang} {{").unwrap();
-        let dir = match lang {
-            "book" => root.join("src"),
-            _ => root.join("src").join(lang),
+    let mut by_lang: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for (path, original, expanded) in &book {
+        let lang = match path.split_once('/') {
+            Some(("ja", _)) => "ja",
+            Some(("zh", _)) => "zh",
+            _ => "book",
         };
-        for chapter in chapters(&dir) {
-            let name = chapter.file_stem().unwrap().to_str().unwrap().to_owned();
-            let shown = chapter.strip_prefix(&root).unwrap().display().to_string();
-            let at = |e: expand::Error| format!("{shown}:{}: {}", e.line, e.message);
-            let text = fs::read_to_string(&chapter).unwrap();
-            let expanded = match expand::expand(&text, chapter.parent().unwrap()) {
-                Ok(expanded) => expanded,
-                Err(e) => {
-                    failures.push(at(e));
-                    continue;
-                }
-            };
-            watched.extend(expanded.files_read.iter().cloned());
-            let blocks = match rust_blocks(&expanded) {
-                Ok(blocks) => blocks,
-                Err(e) => {
-                    failures.push(at(e));
-                    continue;
-                }
-            };
-            let mut no_parity = Edition::default();
-            let parity = match lang {
-                "book" => &mut no_parity,
-                _ => editions
-                    .entry(name.clone())
-                    .or_default()
-                    .entry(lang)
-                    .or_default(),
-            };
-            match heading_ids(&expanded) {
-                Ok(ids) => parity.heading_ids = ids,
-                Err(e) => failures.push(at(e)),
+        let name = Path::new(path)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let shown = format!("src/{path}");
+        let at = |offset: usize, message: &str| {
+            format!("{shown}:{}: {message}", line_of(original, offset))
+        };
+        for (offset, id) in heading_ids(original) {
+            if id.is_none() {
+                failures.push(at(
+                    offset,
+                    "a heading without an id: end it with {#some-id}",
+                ));
             }
-            if blocks.is_empty() {
+        }
+        let origins = match origins(&root, original) {
+            Ok(origins) => origins,
+            Err((offset, message)) => {
+                failures.push(at(offset, &message));
                 continue;
             }
+        };
+        let blocks = match rust_blocks(expanded) {
+            Ok(blocks) => blocks,
+            Err((_, message)) => {
+                failures.push(format!("{shown}: after expansion: {message}"));
+                continue;
+            }
+        };
+        if blocks.len() != origins.len() {
+            failures.push(format!(
+                "{shown}: {} rust blocks after expansion, {} written in the chapter: \
+                 does an include bring in code blocks?",
+                blocks.len(),
+                origins.len()
+            ));
+            continue;
+        }
+        let mut edition = Edition {
+            heading_ids: heading_ids(expanded)
+                .into_iter()
+                .filter_map(|(_, id)| id)
+                .collect(),
+            blocks: Vec::new(),
+        };
+        let mut chapter_tests = String::new();
+        for (block, (test, offset)) in blocks.iter().zip(&origins) {
+            if visible_lines(&block.body) == 0 {
+                failures.push(at(
+                    *offset,
+                    "the block shows the reader nothing (an empty anchor or range?)",
+                ));
+                continue;
+            }
+            let program = match program::program(block) {
+                Ok(program) => program,
+                Err(message) => {
+                    failures.push(at(*offset, &message));
+                    continue;
+                }
+            };
+            let file = out_dir
+                .join("blocks")
+                .join(lang)
+                .join(&name)
+                .join(format!("{test}.rs"));
+            let mode = match &program.mode {
+                Mode::Run => "Mode::Run".to_owned(),
+                Mode::NoRun => "Mode::NoRun".to_owned(),
+                Mode::ShouldPanic => "Mode::ShouldPanic".to_owned(),
+                Mode::CompileFail(codes) => format!("Mode::CompileFail(&{codes:?})"),
+            };
+            write_if_changed(&file, &program.program);
+            written.insert(file.clone());
+            edition
+                .blocks
+                .push((test.clone(), mode.clone(), file.clone()));
             writeln!(
-                tests,
-                "    mod {} {{\n        use super::super::*;",
-                ident(&name)
+                chapter_tests,
+                "        /// `{shown}`, line {line}\n        #[test]\n        fn {test}() {{\n            check(&Block {{\n                chapter: {shown:?},\n                line: {line},\n                mode: {mode},\n                program_file: {file:?},\n                program: include_str!({file:?}),\n            }});\n        }}",
+                line = line_of(original, *offset),
+                file = file.display().to_string(),
             )
             .unwrap();
-            for block in blocks {
-                let file = out_dir
-                    .join("blocks")
-                    .join(lang)
-                    .join(&name)
-                    .join(format!("line_{}.rs", block.line));
-                let mode = match &block.mode {
-                    Mode::Run => "Mode::Run".to_owned(),
-                    Mode::NoRun => "Mode::NoRun".to_owned(),
-                    Mode::ShouldPanic => "Mode::ShouldPanic".to_owned(),
-                    Mode::CompileFail(codes) => format!("Mode::CompileFail(&{codes:?})"),
-                };
-                write_if_changed(&file, &block.program);
-                written.insert(file.clone());
-                parity.blocks.push((block.line, mode.clone(), file.clone()));
-                writeln!(
-                    tests,
-                    "        /// `{shown}`, line {line}\n        #[test]\n        fn line_{line}() {{\n            check(&Block {{\n                chapter: {shown:?},\n                line: {line},\n                mode: {mode},\n                program_file: {file:?},\n                program: include_str!({file:?}),\n            }});\n        }}",
-                    line = block.line,
-                    file = file.display().to_string(),
-                )
-                .unwrap();
-            }
-            writeln!(tests, "    }}").unwrap();
         }
-        writeln!(tests, "}}").unwrap();
+        if !chapter_tests.is_empty() {
+            by_lang.entry(lang).or_default().push(format!(
+                "    mod {} {{\n        use super::super::*;\n{chapter_tests}    }}\n",
+                ident(&name)
+            ));
+        }
+        if lang != "book" {
+            editions
+                .entry(name)
+                .or_default()
+                .insert(lang.to_owned(), edition);
+        }
+    }
+    if !failures.is_empty() {
+        fail(&failures);
+    }
+    for (lang, modules) in &by_lang {
+        writeln!(tests, "mod {lang} {{\n{}}}", modules.concat()).unwrap();
     }
     write_parity_tests(&mut tests, &editions);
-    if !failures.is_empty() {
-        for failure in &failures {
-            eprintln!("error: {failure}");
-        }
-        process::exit(1);
-    }
-    for file in &watched {
-        println!("cargo:rerun-if-changed={}", file.display());
-    }
     remove_stale(&out_dir.join("blocks"), &written);
     write_if_changed(&out_dir.join("book_tests.rs"), &tests);
+}
+
+fn fail(failures: &[String]) -> ! {
+    for failure in failures {
+        eprintln!("error: {failure}");
+    }
+    process::exit(1)
+}
+
+/// Each chapter of the book as `(path under src/, as written, as mdBook
+/// renders it)`, in reading order; `None` if mdBook's pipeline failed
+/// (then `failures` says why).
+fn expand(root: &Path, failures: &mut Vec<String>) -> Option<Vec<(String, String, String)>> {
+    let mut config = match Config::from_disk(root.join("book.toml")) {
+        Ok(config) => config,
+        Err(e) => {
+            failures.push(format!("book.toml: {e:#}"));
+            return None;
+        }
+    };
+    // Loading must never write: mdBook would create a chapter that
+    // SUMMARY.md names and that does not exist.
+    config.build.create_missing = false;
+    let md = match MDBook::load_with_config(root, config.clone()) {
+        Ok(md) => md,
+        Err(e) => {
+            failures.push(format!("mdBook cannot load the book: {e:#}"));
+            return None;
+        }
+    };
+    let src = md.source_dir();
+    let mut originals = Vec::new();
+    for chapter in md.book.chapters() {
+        let Some(path) = &chapter.path else { continue };
+        let path = path.to_string_lossy().replace('\\', "/");
+        let dir = src.join(&path);
+        let dir = dir.parent().unwrap();
+        for (offset, message) in check_includes(&chapter.content, dir) {
+            failures.push(format!(
+                "src/{path}:{}: {message}",
+                line_of(&chapter.content, offset)
+            ));
+        }
+        originals.push((path, chapter.content.clone()));
+    }
+    if !failures.is_empty() {
+        return None;
+    }
+    let ctx = PreprocessorContext::new(root.to_path_buf(), config, "html".into());
+    let book = match AsyncBook.run(&ctx, md.book) {
+        Ok(book) => book,
+        Err(e) => {
+            failures.push(format!("{e:#}"));
+            return None;
+        }
+    };
+    // mdBook logs what it cannot include, and carries on: collect the log.
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let book: mdbook_driver::errors::Result<Book> =
+        tracing::subscriber::with_default(Log(Arc::clone(&log)), || {
+            LinkPreprocessor::new().run(&ctx, book)
+        });
+    let book = match book {
+        Ok(book) => book,
+        Err(e) => {
+            failures.push(format!("mdBook's links preprocessor: {e:#}"));
+            return None;
+        }
+    };
+    for line in log.lock().unwrap().iter() {
+        failures.push(format!("mdBook's links preprocessor: {line}"));
+    }
+    if !failures.is_empty() {
+        return None;
+    }
+    let expanded: BTreeMap<String, String> = book
+        .chapters()
+        .filter_map(|c| {
+            let path = c.path.as_ref()?.to_string_lossy().replace('\\', "/");
+            Some((path, c.content.clone()))
+        })
+        .collect();
+    Some(
+        originals
+            .into_iter()
+            .map(|(path, original)| {
+                let expanded = expanded[&path].clone();
+                (path, original, expanded)
+            })
+            .collect(),
+    )
+}
+
+/// Where each rust block of the rendered chapter comes from, in order: the
+/// test name and the byte offset (in the chapter as written) of the fence,
+/// or of the `{{#listings}}` directive that writes it.
+fn origins(root: &Path, original: &str) -> Result<Vec<(String, usize)>, (usize, String)> {
+    let mut origins: Vec<(usize, String)> = rust_blocks(original)?
+        .into_iter()
+        .map(|block| {
+            (
+                block.offset,
+                format!("line_{}", line_of(original, block.offset)),
+            )
+        })
+        .collect();
+    for directive in directives(original) {
+        if directive.name != listing_files::DIRECTIVE {
+            continue;
+        }
+        let files = listing_files::files(root, directive.args)
+            .map_err(|e| (directive.range.start, e.to_string()))?;
+        for (file, shown) in files {
+            if shown != Shown::Text {
+                origins.push((directive.range.start, ident(&listing_anchor(&file))));
+            }
+        }
+    }
+    // A stable sort keeps each directive's files in their order.
+    origins.sort_by_key(|(offset, _)| *offset);
+    Ok(origins
+        .into_iter()
+        .map(|(offset, name)| (name, offset))
+        .collect())
+}
+
+/// A `tracing` subscriber that keeps the warnings and errors mdBook logs.
+struct Log(Arc<Mutex<Vec<String>>>);
+
+impl tracing::Subscriber for Log {
+    fn enabled(&self, metadata: &tracing::Metadata<'_>) -> bool {
+        *metadata.level() <= tracing::Level::WARN
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        struct Message(String);
+        impl tracing::field::Visit for Message {
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                if field.name() == "message" {
+                    self.0 = format!("{value:?}");
+                }
+            }
+        }
+        let mut message = Message(String::new());
+        event.record(&mut message);
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("{}: {}", event.metadata().level(), message.0));
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
 }
 
 /// One test per chapter, `parity::<chapter>`: both editions must exist, have
@@ -154,9 +366,9 @@ fn write_parity_tests(tests: &mut String, editions: &Editions) {
                 let items: Vec<String> = edition
                     .blocks
                     .iter()
-                    .map(|(line, mode, file)| {
+                    .map(|(test, mode, file)| {
                         let file = file.display().to_string();
-                        format!("({line}, {mode}, include_str!({file:?}))")
+                        format!("({test:?}, {mode}, include_str!({file:?}))")
                     })
                     .collect();
                 format!(
@@ -176,20 +388,6 @@ fn write_parity_tests(tests: &mut String, editions: &Editions) {
         .unwrap();
     }
     writeln!(tests, "}}").unwrap();
-}
-
-/// The pages in `dir` (not below it), in a stable order. `SUMMARY.md` is
-/// the table of contents, not a page.
-fn chapters(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
-        .filter(|path| !path.ends_with("SUMMARY.md"))
-        .collect();
-    files.sort();
-    files
 }
 
 /// A Rust identifier for a file stem such as `ch01-future-trait`.

@@ -7,6 +7,7 @@
 //! file is. It reads the block's `{{#include}}` / `{{#rustdoc_include}}`
 //! directives, so it runs before mdBook's `links` preprocessor expands them.
 
+use crate::directives::{Include, directives};
 use crate::edition::{Edition, listing_anchor};
 use crate::markdown::{escape_html, fences};
 
@@ -19,56 +20,22 @@ pub const LISTINGS_HTML: &str = "appendix-listings.html";
 /// An include directive in a block: the file (from the repository root) and
 /// whether the reader sees any of its lines.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Include {
+pub struct Included {
     pub file: String,
     pub visible: bool,
 }
 
 /// The include directives in `text`, with paths resolved against the folder
 /// of the chapter (`chapter_dir`, from the repository root, e.g. `src/ja`).
-pub fn includes(text: &str, chapter_dir: &str) -> Vec<Include> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("{{#") {
-        let escaped = rest[..start].ends_with('\\');
-        let after = &rest[start + 3..];
-        rest = after;
-        if escaped {
-            continue;
-        }
-        let Some(body) = after.split("}}").next() else {
-            break;
-        };
-        let mut words = body.split_whitespace();
-        let (Some(kind), Some(target)) = (words.next(), words.next()) else {
-            continue;
-        };
-        if kind != "include" && kind != "rustdoc_include" {
-            continue;
-        }
-        let (path, spec) = target.split_once(':').unwrap_or((target, ""));
-        out.push(Include {
-            file: resolve(chapter_dir, path),
-            // `file::0` means "lines up to 0": nothing visible.
-            visible: spec != ":0",
-        });
-    }
-    out
-}
-
-/// `src/ja` + `../../listings/src/timer.rs` → `listings/src/timer.rs`.
-fn resolve(dir: &str, path: &str) -> String {
-    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            p => parts.push(p),
-        }
-    }
-    parts.join("/")
+pub fn includes(text: &str, chapter_dir: &str) -> Vec<Included> {
+    directives(text)
+        .iter()
+        .filter_map(Include::of)
+        .map(|include| Included {
+            file: include.file_from_root(chapter_dir),
+            visible: include.is_visible(),
+        })
+        .collect()
 }
 
 /// The chapter with a caption before every ```rust block that shows lines
@@ -159,15 +126,15 @@ mod tests {
         assert_eq!(
             includes(block, "src/ja"),
             [
-                Include {
+                Included {
                     file: "listings/examples/ch02_timer.rs".into(),
                     visible: false
                 },
-                Include {
+                Included {
                     file: "listings/src/timer.rs".into(),
                     visible: true
                 },
-                Include {
+                Included {
                     file: "listings/src/lib.rs".into(),
                     visible: true
                 },
@@ -214,8 +181,8 @@ mod tests {
             (add(item, "ja/ch01-x.md"), "List"),
             (add(quote, "ja/ch01-x.md"), "BlockQuote"),
         ] {
-            let starts = pulldown_cmark::Parser::new(&text)
-                .filter(|e| matches!(e, pulldown_cmark::Event::Start(t) if format!("{t:?}").starts_with(container)))
+            let starts = mdbook_markdown::pulldown_cmark::Parser::new(&text)
+                .filter(|e| matches!(e, mdbook_markdown::pulldown_cmark::Event::Start(t) if format!("{t:?}").starts_with(container)))
                 .count();
             assert_eq!(starts, 1, "{text}");
         }

@@ -1,6 +1,7 @@
-//! The appendices' data, `data/glossary.toml` and `data/pitfalls.toml`: one
-//! entry per term or bug, with the text of both editions side by side, so a
-//! later chapter adds its terms and bugs in one place.
+//! The appendices' data, `data/glossary.toml`, `data/pitfalls.toml` and
+//! `data/listings.toml`: one entry per term, bug or listing file, with the
+//! text of both editions side by side, so a later chapter adds its terms,
+//! bugs and files in one place.
 
 use crate::Result;
 use crate::edition::Edition;
@@ -158,4 +159,37 @@ pub fn glossary(root: &Path) -> Result<Glossary> {
 /// Reads `data/pitfalls.toml` under the book's root.
 pub fn pitfalls(root: &Path) -> Result<Pitfalls> {
     load(&root.join("data/pitfalls.toml"))
+}
+
+/// Reads `data/listings.toml` under the book's root.
+pub fn listings(root: &Path) -> Result<Listings> {
+    load(&root.join("data/listings.toml"))
+}
+
+/// `data/listings.toml`: what appendix C says of each listing file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Listings {
+    pub file: Vec<ListingFile>,
+}
+
+/// One file of the listings crate, described in each edition.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListingFile {
+    /// From the repository root: `listings/src/timer.rs`.
+    pub path: String,
+    /// A sentence or two of Markdown: what the file holds and where the
+    /// book explains it.
+    pub ja: String,
+    pub zh: String,
+}
+
+impl ListingFile {
+    pub fn text(&self, edition: Edition) -> &str {
+        match edition {
+            Edition::Ja => &self.ja,
+            Edition::Zh => &self.zh,
+        }
+    }
 }

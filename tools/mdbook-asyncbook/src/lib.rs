@@ -1,13 +1,27 @@
-//! The book's own mdBook plug-in: see `main.rs` for its two roles, and the
-//! README's contributor section for how authors use it.
+//! The book's own tooling, as a library.
+//!
+//! - As an mdBook plug-in (`main.rs`): the preprocessor ([`preprocess`])
+//!   writes each code block's hidden frame ([`frame`]), fills the appendices
+//!   from `data/` ([`appendix`], [`listing_files`]) and captions code
+//!   fragments ([`captions`]); the renderer ([`render`]) gives each edition
+//!   its language and builds the Pagefind index.
+//! - For the book's tests (`tools/booktest`): [`program`] turns a block into
+//!   the program a reader gets, [`directives`] and [`markdown`] read
+//!   chapters the way mdBook does.
+//!
+//! The README's section for authors says how chapters use it.
 
 pub mod appendix;
 pub mod captions;
 pub mod data;
+pub mod directives;
 pub mod edition;
+pub mod frame;
+pub mod listing_files;
 pub mod markdown;
 pub mod preprocess;
+pub mod program;
 pub mod render;
 
 /// Errors end the build with a message; there is nothing to recover.
-pub type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+pub type Result<T> = std::result::Result<T, Box<dyn std::error::Error + Send + Sync>>;

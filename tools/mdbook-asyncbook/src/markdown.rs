@@ -1,22 +1,16 @@
-//! What the plug-in needs to know about a chapter's Markdown, found with
-//! pulldown-cmark (the parser mdBook 0.5 renders with): where each fenced
-//! code block is, what its prose says, and which headings it has.
+//! What the tools need to know about a chapter's Markdown, found with
+//! mdBook's own parser: where each fenced code block is, what its prose
+//! says, and which headings it has.
 
-use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+use mdbook_markdown::pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
+use mdbook_markdown::{MarkdownOptions, new_cmark_parser};
 use std::ops::Range;
 
-fn parser(text: &str) -> Parser<'_> {
-    // The options mdBook 0.5.4 turns on by default (`mdbook-markdown`'s
-    // `new_cmark_parser`), so that we see the blocks and text it sees.
-    let options = Options::ENABLE_TABLES
-        | Options::ENABLE_FOOTNOTES
-        | Options::ENABLE_STRIKETHROUGH
-        | Options::ENABLE_TASKLISTS
-        | Options::ENABLE_HEADING_ATTRIBUTES
-        | Options::ENABLE_SMART_PUNCTUATION
-        | Options::ENABLE_DEFINITION_LIST
-        | Options::ENABLE_GFM;
-    Parser::new_ext(text, options)
+/// The parser mdBook 0.5.4 renders chapters with, with its default options
+/// (the book's `book.toml` changes none), so that we see the blocks and
+/// text it sees.
+pub(crate) fn parser(text: &str) -> Parser<'_> {
+    new_cmark_parser(text, &MarkdownOptions::default())
 }
 
 /// A fenced code block: its info string and the byte range of the whole

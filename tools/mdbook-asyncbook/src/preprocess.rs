@@ -1,114 +1,317 @@
-//! The preprocessor: reads mdBook's `[context, book]` JSON, fills the
-//! appendix directives, captions code fragments, and writes the book back.
+//! The preprocessor: writes each code block's hidden frame, fills the
+//! appendix directives, and captions code fragments.
+//!
+//! It runs before mdBook's `links` preprocessor, so it sees the include
+//! directives as the author wrote them. The book's tests run it as a
+//! library ([`AsyncBook`]) and then mdBook's own `links`, so that they
+//! compile exactly what the HTML book shows.
 
 use crate::appendix::{self, Chapter};
+use crate::directives::directives;
 use crate::edition::Edition;
-use crate::{Result, captions, data};
-use serde_json::Value;
-use std::io::{Read, Write};
+use crate::frame::Frames;
+use crate::markdown::{fences, line_of};
+use crate::{Result, captions, data, listing_files};
+use mdbook_preprocessor::book::{Book, BookItem};
+use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
 use std::path::Path;
 
 /// Replaced by the glossary table of the page's edition.
-pub const GLOSSARY: &str = "{{#glossary}}";
+pub const GLOSSARY: &str = "glossary";
 /// Replaced by the pitfalls of the page's edition.
-pub const PITFALLS: &str = "{{#pitfalls}}";
+pub const PITFALLS: &str = "pitfalls";
 
-/// Runs the preprocessor over mdBook's protocol.
-pub fn run(input: impl Read, mut output: impl Write) -> Result<()> {
-    let (context, mut book): (Value, Value) = serde_json::from_reader(input)?;
-    let root = context["root"]
-        .as_str()
-        .ok_or("no `root` in mdBook's context")?;
-    process(Path::new(root), &mut book)?;
-    serde_json::to_writer(&mut output, &book)?;
-    output.flush()?;
-    Ok(())
+/// The book's preprocessor, as mdBook's `Preprocessor`.
+#[derive(Debug, Default)]
+pub struct AsyncBook;
+
+impl AsyncBook {
+    /// The name `book.toml` gives it (`[preprocessor.asyncbook]`).
+    pub const NAME: &'static str = "asyncbook";
 }
 
-/// Calls `f` on every chapter object of the book (the inside of
-/// `{"Chapter": {...}}`), in reading order, a parent before its children.
-fn for_each_chapter(items: &mut Value, f: &mut impl FnMut(&mut Value) -> Result<()>) -> Result<()> {
-    // mdBook 0.5 sends `items` and every chapter's `sub_items` as arrays;
-    // anything else is a protocol we do not know, and doing nothing would
-    // leave the appendices silently empty.
-    let items = items
-        .as_array_mut()
-        .ok_or("mdBook sent a book without an `items` / `sub_items` array")?;
-    for item in items {
-        if let Some(chapter) = item.get_mut("Chapter") {
-            f(chapter)?;
-            let sub_items = chapter
-                .get_mut("sub_items")
-                .ok_or("mdBook sent a chapter without `sub_items`")?;
-            for_each_chapter(sub_items, f)?;
-        }
+impl Preprocessor for AsyncBook {
+    fn name(&self) -> &str {
+        Self::NAME
     }
-    Ok(())
+
+    fn run(&self, ctx: &PreprocessorContext, mut book: Book) -> anyhow::Result<Book> {
+        let src = ctx.root.join(&ctx.config.book.src);
+        process(&ctx.root, &src, &mut book).map_err(|e| anyhow::anyhow!("{e}"))?;
+        Ok(book)
+    }
+
+    /// The frames, captions and appendices are for the HTML book and its
+    /// link check.
+    fn supports_renderer(&self, renderer: &str) -> anyhow::Result<bool> {
+        Ok(matches!(renderer, "html" | "linkcheck2"))
+    }
 }
 
-/// Applies the plug-in to a book (the JSON `Book` object).
-pub fn process(root: &Path, book: &mut Value) -> Result<()> {
+/// Applies the plug-in to a book whose repository is `root` and whose
+/// chapters are under `src`.
+pub fn process(root: &Path, src: &Path, book: &mut Book) -> Result<()> {
     let glossary = data::glossary(root)?;
     let pitfalls = data::pitfalls(root)?;
+    let listings = data::listings(root)?;
+    let frames = Frames::load(root)?;
     // What the appendices need to know of each edition: every chapter's
-    // title and text, as written (before any expansion).
+    // title and text, as written.
     let mut by_edition: Vec<(Edition, Vec<Chapter>)> =
         Edition::ALL.iter().map(|&e| (e, Vec::new())).collect();
-    let items = book
-        .get_mut("items")
-        .ok_or("mdBook sent a book without `items`")?;
-    for_each_chapter(items, &mut |chapter| {
-        let Some(path) = chapter["path"].as_str() else {
-            return Ok(());
+    for chapter in book.chapters() {
+        let Some(path) = chapter_path(&chapter.path) else {
+            continue;
         };
-        if let Some(edition) = Edition::of_path(path) {
+        if let Some(edition) = Edition::of_path(&path) {
             let list = &mut by_edition
                 .iter_mut()
                 .find(|(e, _)| *e == edition)
                 .expect("every edition")
                 .1;
             list.push(Chapter {
-                path: path.to_string(),
-                name: chapter["name"].as_str().unwrap_or_default().to_string(),
-                content: chapter["content"].as_str().unwrap_or_default().to_string(),
+                path,
+                name: chapter.name.clone(),
+                content: chapter.content.clone(),
             });
         }
-        Ok(())
-    })?;
+    }
+    // The chapters' folder from the repository root (`src`).
+    let src_from_root = src
+        .strip_prefix(root)
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .unwrap_or_else(|_| "src".into());
 
-    for_each_chapter(items, &mut |chapter| {
-        let Some(path) = chapter["path"].as_str().map(str::to_string) else {
-            return Ok(());
+    let mut result = Ok(());
+    book.for_each_mut(|item| {
+        let BookItem::Chapter(chapter) = item else {
+            return;
         };
-        let Some(edition) = Edition::of_path(&path) else {
-            let content = chapter["content"].as_str().unwrap_or_default();
-            if content.contains(GLOSSARY) || content.contains(PITFALLS) {
-                return Err(format!(
-                    "{path}: the appendices can only be written in an edition (ja/, zh/)"
-                )
-                .into());
+        if result.is_err() {
+            return;
+        }
+        let Some(path) = chapter_path(&chapter.path) else {
+            return;
+        };
+        let edition_chapters = Edition::of_path(&path).map(|edition| {
+            let chapters = &by_edition
+                .iter()
+                .find(|(e, _)| *e == edition)
+                .expect("every edition")
+                .1;
+            (edition, chapters.as_slice())
+        });
+        let dir = match path.rsplit_once('/') {
+            Some((dir, _)) => format!("{src_from_root}/{dir}"),
+            None => src_from_root.clone(),
+        };
+        let page = Page {
+            root,
+            path: &path,
+            dir: &dir,
+            frames: &frames,
+            data: (&glossary, &pitfalls, &listings),
+        };
+        match page.process(&chapter.content, edition_chapters) {
+            Ok(content) => chapter.content = content,
+            Err(e) => result = Err(e),
+        }
+    });
+    result
+}
+
+/// A chapter's path under `src/`, with `/` separators.
+fn chapter_path(path: &Option<std::path::PathBuf>) -> Option<String> {
+    path.as_ref()
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+}
+
+/// One page, and what processing it needs.
+struct Page<'a> {
+    root: &'a Path,
+    /// Under `src/`: `ja/ch01-future-trait.md`.
+    path: &'a str,
+    /// Its folder from the repository root: `src/ja`.
+    dir: &'a str,
+    frames: &'a Frames,
+    data: (&'a data::Glossary, &'a data::Pitfalls, &'a data::Listings),
+}
+
+impl Page<'_> {
+    fn process(&self, content: &str, edition: Option<(Edition, &[Chapter])>) -> Result<String> {
+        let at = |offset: usize,
+                  e: &dyn std::fmt::Display|
+         -> Box<dyn std::error::Error + Send + Sync> {
+            format!("src/{}:{}: {e}", self.path, line_of(content, offset)).into()
+        };
+        let framed = self.write_frames(content, &|offset, e| at(offset, e))?;
+        // The appendix directives, each replaced by what it stands for.
+        let mut out = String::with_capacity(framed.len());
+        let mut copied = 0;
+        for directive in directives(&framed) {
+            let replacement = match directive.name {
+                GLOSSARY | PITFALLS | listing_files::DIRECTIVE => {
+                    let Some((edition, chapters)) = edition else {
+                        return Err(at(
+                            directive.range.start,
+                            &"the appendices can only be written in an edition (ja/, zh/)",
+                        ));
+                    };
+                    let (glossary, pitfalls, listings) = self.data;
+                    match directive.name {
+                        GLOSSARY => appendix::glossary(glossary, edition, chapters),
+                        PITFALLS => appendix::pitfalls(pitfalls, edition, chapters)
+                            .map_err(|e| at(directive.range.start, &e))?,
+                        _ => listing_files::render(
+                            self.root,
+                            directive.args,
+                            edition,
+                            self.dir,
+                            listings,
+                            self.frames,
+                        )
+                        .map_err(|e| at(directive.range.start, &e))?,
+                    }
+                }
+                _ => continue,
+            };
+            out.push_str(&framed[copied..directive.range.start]);
+            out.push_str(&replacement);
+            copied = directive.range.end;
+        }
+        out.push_str(&framed[copied..]);
+        Ok(captions::add(&out, self.path))
+    }
+
+    /// The content with every ```rust block's hidden frame written in.
+    fn write_frames(
+        &self,
+        content: &str,
+        at: &dyn Fn(usize, &dyn std::fmt::Display) -> Box<dyn std::error::Error + Send + Sync>,
+    ) -> Result<String> {
+        let mut out = String::with_capacity(content.len());
+        let mut copied = 0;
+        for fence in fences(content) {
+            if fence.language() != "rust" {
+                continue;
             }
-            return Ok(());
-        };
-        let edition_chapters = &by_edition
-            .iter()
-            .find(|(e, _)| *e == edition)
-            .expect("every edition")
-            .1;
-        let mut content = chapter["content"].as_str().unwrap_or_default().to_string();
-        if content.contains(GLOSSARY) {
-            content = content.replace(
-                GLOSSARY,
-                &appendix::glossary(&glossary, edition, edition_chapters),
-            );
+            let block = &content[fence.range.clone()];
+            // The lines between the fences (a block left open at the end of
+            // the page has no closing fence).
+            let Some(first_newline) = block.find('\n') else {
+                continue;
+            };
+            let body_start = fence.range.start + first_newline + 1;
+            let last_line = block.trim_end_matches('\n').rfind('\n').map(|i| i + 1);
+            let closes = last_line.is_some_and(|i| {
+                let line = block[i..].trim_start_matches([' ', '>']);
+                line.starts_with("```") || line.starts_with("~~~")
+            });
+            let body_end = match (closes, last_line) {
+                (true, Some(i)) => fence.range.start + i,
+                _ => fence.range.end,
+            };
+            if body_end <= body_start {
+                continue;
+            }
+            let body = &content[body_start..body_end];
+            if let Some(framed) = self
+                .frames
+                .write(body, self.dir)
+                .map_err(|e| at(fence.range.start, &e))?
+            {
+                out.push_str(&content[copied..body_start]);
+                out.push_str(&framed);
+                copied = body_end;
+            }
         }
-        if content.contains(PITFALLS) {
-            content = content.replace(
-                PITFALLS,
-                &appendix::pitfalls(&pitfalls, edition, edition_chapters)?,
-            );
+        out.push_str(&content[copied..]);
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mdbook_preprocessor::book::Chapter as BookChapter;
+
+    fn root() -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    }
+
+    fn book(chapters: &[(&str, &str)]) -> Book {
+        let mut book = Book::new();
+        for (path, content) in chapters {
+            book.push_item(BookChapter::new(
+                path,
+                content.to_string(),
+                path,
+                Vec::new(),
+            ));
         }
-        chapter["content"] = Value::String(captions::add(&content, &path));
-        Ok(())
-    })
+        book
+    }
+
+    fn contents(book: &Book) -> Vec<String> {
+        book.chapters().map(|c| c.content.clone()).collect()
+    }
+
+    #[test]
+    fn frames_captions_and_appendices() {
+        let mut book = book(&[
+            (
+                "ja/ch02-wakers-and-timer.md",
+                "# T {#t}\n\n## L {#lost-wakeup}\n\n```rust\n{{#rustdoc_include ../../listings/examples/ch02_timer.rs::0}}\n{{#rustdoc_include ../../listings/src/timer.rs:new}}\n```\n",
+            ),
+            ("ja/appendix-glossary.md", "# A {#a}\n\n{{#glossary}}\n"),
+        ]);
+        process(&root(), &root().join("src"), &mut book).unwrap();
+        let out = contents(&book);
+        assert!(
+            out[0].contains("<p class=\"listing-source\">ソース：<a href=\"appendix-listings.html#listing-src-timer-rs\">"),
+            "{}",
+            out[0]
+        );
+        assert!(
+            out[0].contains("::0}}\n# mod listings {\n# pub mod timer {\n{{#rustdoc_include ../../listings/src/timer.rs:new}}\n# }\n# }\n```\n"),
+            "{}",
+            out[0]
+        );
+        assert!(!out[1].contains("{{#glossary}}"));
+        assert!(
+            out[1].contains("| 用語 | 英語 | 意味 | 初出 |"),
+            "{}",
+            out[1]
+        );
+    }
+
+    #[test]
+    fn errors_name_the_page_and_line() {
+        let mut outside = book(&[("index.md", "# I {#i}\n\n{{#pitfalls}}\n")]);
+        let error = process(&root(), &root().join("src"), &mut outside).unwrap_err();
+        assert!(error.to_string().starts_with("src/index.md:3: "), "{error}");
+        let mut unknown = book(&[(
+            "zh/ch01-x.md",
+            "# X {#x}\n\ntext\n\n```rust\nfn main() { listings::nothing::f(); }\n```\n",
+        )]);
+        let error = process(&root(), &root().join("src"), &mut unknown).unwrap_err();
+        assert!(
+            error.to_string().starts_with("src/zh/ch01-x.md:5: "),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_block_in_a_list_item_keeps_its_indentation() {
+        let mut book = book(&[(
+            "ja/ch02-x.md",
+            "# X {#x}\n\n1. Item:\n\n   ```rust\n   {{#rustdoc_include ../../listings/src/timer.rs:new}}\n   ```\n",
+        )]);
+        process(&root(), &root().join("src"), &mut book).unwrap();
+        let out = &contents(&book)[0];
+        assert!(
+            out.contains("\n   # mod listings {\n   # pub mod timer {\n   {{#rustdoc_include ../../listings/src/timer.rs:new}}\n   # }\n   # }\n   ```\n"),
+            "{out}"
+        );
+    }
 }

@@ -10,19 +10,17 @@
 
 use crate::Result;
 use crate::edition::Edition;
-use serde_json::Value;
+use mdbook_renderer::RenderContext;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Runs the renderer over mdBook's protocol.
 pub fn run(input: impl Read) -> Result<()> {
-    let context: Value = serde_json::from_reader(input)?;
-    let destination = context["destination"]
-        .as_str()
-        .ok_or("no `destination` in mdBook's context")?;
+    let context = RenderContext::from_json(input).map_err(|e| format!("{e:#}"))?;
     // Our own output folder is empty; the HTML renderer's is beside it.
-    let html = Path::new(destination)
+    let html = context
+        .destination
         .parent()
         .ok_or("no build folder")?
         .join("html");

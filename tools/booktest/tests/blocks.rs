@@ -1,5 +1,8 @@
 //! One test per ```rust block of both editions: `<lang>::<chapter>::line_<N>`
-//! checks the block that opens on line N of `src/<lang>/<chapter>.md`.
+//! checks the block that opens on line N of `src/<lang>/<chapter>.md`, and
+//! `<lang>::appendix_listings::listing_<file>` the block appendix C writes
+//! for that listing file. `build.rs` generates them from the book as
+//! mdBook renders it.
 //!
 //! skeptic compiles each program with `rustc` against this package's
 //! dependencies and runs it. skeptic picks the newest edition it knows
@@ -163,6 +166,22 @@ fn blocks_compile_as_edition_2024() {
     );
 }
 
+/// A block links the crates the book names, as the book uses them. The
+/// target directory can hold several builds of one crate (other features,
+/// or built for a build script); skeptic must link the one these tests were
+/// built with, which has rustix's `event` feature (see Cargo.toml).
+#[test]
+fn blocks_link_the_book_crates_with_their_features() {
+    let program = "use futures::executor::block_on;\n\
+                   use rustix::event::{PollFd, PollFlags};\n\
+                   fn main() { let _ = (block_on(async { 1 }), PollFlags::IN, PollFd::from_borrowed_fd); }";
+    assert!(
+        through_skeptic(program, false),
+        "a block using futures and rustix::event does not compile: did skeptic \
+         pick another build of rustix from the target directory?"
+    );
+}
+
 /// Checks `program` as a block of the given mode; returns the failure
 /// message, if the check failed.
 fn failure_of(mode: Mode, program: &'static str) -> Option<String> {
@@ -207,11 +226,11 @@ fn a_no_run_block_is_compiled_but_not_run() {
     assert!(message.contains("failed to compile"), "{message}");
 }
 
-/// One edition of a chapter: its heading ids, and its rust blocks' line,
-/// mode and program.
+/// One edition of a chapter: its heading ids, and its rust blocks' test
+/// name (`line_<N>`), mode and program.
 type Edition = Option<(
     &'static [&'static str],
-    &'static [(usize, Mode, &'static str)],
+    &'static [(&'static str, Mode, &'static str)],
 )>;
 
 /// Both editions of `chapter` exist, have the same sections and show the
@@ -228,7 +247,7 @@ fn same_blocks(chapter: &str, ja: Edition, zh: Edition) {
     for (index, (a, b)) in ja.iter().zip(zh).enumerate() {
         assert!(
             a.1 == b.1 && a.2 == b.2,
-            "rust block {} differs: src/ja/{chapter}.md:{} and src/zh/{chapter}.md:{}",
+            "rust block {} differs: src/ja/{chapter}.md ({}) and src/zh/{chapter}.md ({})",
             index + 1,
             a.0,
             b.0

@@ -4,7 +4,9 @@
 mod common;
 
 use mdbook_asyncbook::captions::{LISTINGS_HTML, LISTINGS_PAGE, includes};
+use mdbook_asyncbook::directives::directives;
 use mdbook_asyncbook::edition::Edition;
+use mdbook_asyncbook::listing_files;
 use mdbook_asyncbook::markdown::{fences, line_of};
 
 /// Every file of the listings crate that the book shows: code, programs
@@ -21,52 +23,92 @@ fn listing_files() -> Vec<String> {
     .collect()
 }
 
+/// The files a chapter shows: those it includes, and those appendix C's
+/// `{{#listings GROUP}}` directives write out.
+fn shown_by(text: &str, dir: &str) -> Vec<String> {
+    let mut shown: Vec<String> = includes(text, dir).into_iter().map(|i| i.file).collect();
+    for directive in directives(text) {
+        if directive.name == listing_files::DIRECTIVE {
+            let files = listing_files::files(&common::root(), directive.args).unwrap();
+            shown.extend(files.into_iter().map(|(file, _)| file));
+        }
+    }
+    shown
+}
+
 #[test]
 fn every_listing_file_is_reachable_from_both_editions() {
     let files = listing_files();
     assert!(files.len() > 40, "{files:?}");
     for edition in Edition::ALL {
         let dir = format!("src/{}", edition.dir());
-        let included: Vec<String> = common::chapters(edition)
+        let shown: Vec<String> = common::chapters(edition)
             .iter()
-            .flat_map(|(_, text)| includes(text, &dir))
-            .map(|i| i.file)
+            .flat_map(|(_, text)| shown_by(text, &dir))
             .collect();
-        let missing: Vec<&String> = files.iter().filter(|f| !included.contains(f)).collect();
+        let missing: Vec<&String> = files.iter().filter(|f| !shown.contains(f)).collect();
         assert!(
             missing.is_empty(),
-            "not included anywhere in {dir}: {missing:?}"
+            "not shown anywhere in {dir}: {missing:?}"
         );
     }
 }
 
 #[test]
-fn every_rust_listing_has_a_section_in_the_listings_appendix() {
-    // Captions link fragments to these anchors.
-    for edition in Edition::ALL {
-        let page = common::chapters(edition)
-            .into_iter()
-            .find(|(name, _)| name == LISTINGS_PAGE)
-            .map(|(_, text)| text)
-            .expect("a listings appendix");
-        let ids: Vec<String> = mdbook_asyncbook::markdown::headings(&page)
-            .into_iter()
-            .map(|(id, _)| id)
-            .collect();
-        for file in ["listings/src", "listings/examples", "listings/compile_fail"]
-            .into_iter()
-            .flat_map(common::files_under)
-        {
-            if file.ends_with(".rs") {
-                let anchor = mdbook_asyncbook::edition::listing_anchor(&file);
-                assert!(
-                    ids.contains(&anchor),
-                    "src/{}/appendix-listings.md has no {{#{anchor}}} for {file}",
-                    edition.dir()
-                );
+fn every_file_of_appendix_c_is_described_in_both_editions_and_nothing_else_is() {
+    let root = common::root();
+    let data = mdbook_asyncbook::data::listings(&root).unwrap();
+    let mut undescribed = Vec::new();
+    for group in listing_files::GROUPS {
+        for (file, _) in listing_files::files(&root, group).unwrap() {
+            match data.file.iter().find(|f| f.path == file) {
+                None => undescribed.push(format!("{file}: no entry")),
+                Some(entry) => {
+                    for edition in Edition::ALL {
+                        if entry.text(edition).trim().is_empty() {
+                            undescribed.push(format!("{file}: no {} text", edition.dir()));
+                        }
+                    }
+                }
             }
         }
     }
+    assert!(
+        undescribed.is_empty(),
+        "data/listings.toml lacks descriptions: {undescribed:?}"
+    );
+    let stale = listing_files::stale_entries(&root, &data).unwrap();
+    assert!(
+        stale.is_empty(),
+        "data/listings.toml describes files appendix C does not show: {stale:?}"
+    );
+}
+
+#[test]
+fn appendix_c_shows_every_group_in_both_editions() {
+    for edition in Edition::ALL {
+        let page = appendix_c(edition);
+        let groups: Vec<&str> = directives(&page)
+            .into_iter()
+            .filter(|d| d.name == listing_files::DIRECTIVE)
+            .map(|d| d.args)
+            .collect();
+        assert_eq!(
+            groups,
+            listing_files::GROUPS,
+            "src/{}/{LISTINGS_PAGE}",
+            edition.dir()
+        );
+    }
+}
+
+/// An edition's appendix C as written.
+fn appendix_c(edition: Edition) -> String {
+    common::chapters(edition)
+        .into_iter()
+        .find(|(name, _)| name == LISTINGS_PAGE)
+        .map(|(_, text)| text)
+        .expect("a listings appendix")
 }
 
 #[test]
@@ -107,15 +149,17 @@ fn every_caption_links_to_a_section_of_the_listings_appendix() {
     let mut links = 0;
     for edition in Edition::ALL {
         let chapters = common::chapters(edition);
-        let page = &chapters
-            .iter()
-            .find(|(name, _)| name == LISTINGS_PAGE)
-            .expect("a listings appendix")
-            .1;
-        let ids: Vec<String> = mdbook_asyncbook::markdown::headings(page)
+        // The appendix's own headings, and the sections its directives write.
+        let page = appendix_c(edition);
+        let mut ids: Vec<String> = mdbook_asyncbook::markdown::headings(&page)
             .into_iter()
             .map(|(id, _)| id)
             .collect();
+        ids.extend(
+            shown_by(&page, &format!("src/{}", edition.dir()))
+                .iter()
+                .map(|file| mdbook_asyncbook::edition::listing_anchor(file)),
+        );
         for (file, text) in &chapters {
             let captioned =
                 mdbook_asyncbook::captions::add(text, &format!("{}/{file}", edition.dir()));

@@ -1,17 +1,14 @@
-//! The ```rust blocks of an expanded chapter, as the programs readers get.
+//! The ```rust blocks of a chapter, as the programs readers get.
 //!
 //! For each block this reproduces what mdBook 0.5.4's HTML renderer does to
 //! it: a block without `fn main` is wrapped in a hidden one (like rustdoc),
 //! and the hidden-line markers are removed (`# x` gives `x`, `##x` gives
 //! `#x`). The result is the program that the eye button reveals and the
-//! copy button should copy, and it is what the tests compile.
-//!
-//! This file is also compiled into the build script with `#[path]`; it uses
-//! `std` and `pulldown-cmark` only.
+//! copy button copies, and it is what the book's tests compile. Blocks are
+//! found with mdBook's own Markdown parser.
 
-use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag};
-
-use super::expand::{Error, Expanded};
+use crate::markdown::parser;
+use mdbook_markdown::pulldown_cmark::{CodeBlockKind, Event, Tag, TagEnd};
 
 /// How a block is checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,14 +23,88 @@ pub enum Mode {
     CompileFail(Vec<String>),
 }
 
-/// One ```rust block.
+/// One ```rust block as written (after includes are expanded).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Block {
-    /// The chapter line of the opening fence.
-    pub line: usize,
+pub struct RustBlock {
+    /// The byte offset of its opening fence in the text.
+    pub offset: usize,
+    /// The words of its info string (`rust`, `compile_fail`, `E0596`, …).
+    pub info: Vec<String>,
+    /// Its lines, hidden ones included, with their `# ` markers.
+    pub body: String,
+}
+
+/// The program a reader gets from a block, and how it is checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Program {
     pub mode: Mode,
     /// The whole program, hidden lines included, markers removed.
     pub program: String,
+}
+
+/// Every ```rust block of `text`, in order.
+///
+/// Fails, with the byte offset of the fence, on a fence without a language
+/// (readers and tools cannot tell whether it is Rust) and on a Rust
+/// attribute in a block whose language is not `rust`.
+pub fn rust_blocks(text: &str) -> Result<Vec<RustBlock>, (usize, String)> {
+    let mut blocks = Vec::new();
+    let mut current: Option<RustBlock> = None;
+    for (event, range) in parser(text).into_offset_iter() {
+        match event {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
+                let info: Vec<String> = info
+                    .split([',', ' ', '\t'])
+                    .filter(|t| !t.is_empty())
+                    .map(str::to_owned)
+                    .collect();
+                if is_rust(&info).map_err(|e| (range.start, e))? {
+                    current = Some(RustBlock {
+                        offset: range.start,
+                        info,
+                        body: String::new(),
+                    });
+                }
+            }
+            Event::Text(code) => {
+                if let Some(block) = &mut current {
+                    block.body.push_str(&code);
+                }
+            }
+            Event::End(TagEnd::CodeBlock) => blocks.extend(current.take()),
+            _ => {}
+        }
+    }
+    Ok(blocks)
+}
+
+/// The explicit ids of the text's headings (`## Title {#id}`), in order,
+/// each with its byte offset; `None` for a heading without one.
+///
+/// Every heading needs one: ids generated from Japanese and Chinese titles
+/// would differ, and a reader switching language lands on the same
+/// section only if both editions use the same id.
+pub fn heading_ids(text: &str) -> Vec<(usize, Option<String>)> {
+    parser(text)
+        .into_offset_iter()
+        .filter_map(|(event, range)| match event {
+            Event::Start(Tag::Heading { id, .. }) => {
+                Some((range.start, id.map(|id| id.to_string())))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The lines of a block that the reader sees before pressing the eye
+/// button: not hidden (`# x`, a lone `#`) and not blank.
+pub fn visible_lines(body: &str) -> usize {
+    body.lines()
+        .filter(|line| {
+            let rest = line.trim_start();
+            !(rest.is_empty() || rest == "#" || rest.starts_with("# "))
+        })
+        .count()
 }
 
 /// Attributes that rustdoc or mdBook give a Rust block and that this book
@@ -49,73 +120,12 @@ const ALLOWED: &[&str] = &[
     "editable",
 ];
 
-/// Finds every ```rust block of `chapter`.
-///
-/// Fails, naming the line, on a fence without a language (readers and
-/// tools cannot tell whether it is Rust), on `ignore`, on an edition other
-/// than 2024 and on attributes that neither rustdoc nor mdBook know.
-pub fn rust_blocks(chapter: &Expanded) -> Result<Vec<Block>, Error> {
-    let text = &chapter.text;
-    let mut blocks = Vec::new();
-    let mut current: Option<(usize, Vec<String>, String)> = None;
-    for (event, range) in Parser::new(text).into_offset_iter() {
-        match event {
-            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
-                let line = chapter.source_lines[text[..range.start].matches('\n').count()];
-                let tokens: Vec<String> = info
-                    .split([',', ' ', '\t'])
-                    .filter(|t| !t.is_empty())
-                    .map(str::to_owned)
-                    .collect();
-                if is_rust(&tokens, line)? {
-                    current = Some((line, tokens, String::new()));
-                }
-            }
-            Event::Text(code) => {
-                if let Some((_, _, body)) = &mut current {
-                    body.push_str(&code);
-                }
-            }
-            Event::End(Tag::CodeBlock(_)) => {
-                if let Some((line, tokens, body)) = current.take() {
-                    blocks.push(block(line, &tokens, &body)?);
-                }
-            }
-            _ => {}
-        }
-    }
-    Ok(blocks)
-}
-
-/// The explicit ids of the chapter's headings (`## Title {#id}`), in order.
-///
-/// Every heading must have one: ids generated from Japanese and Chinese
-/// titles would differ, and a reader switching language lands on the same
-/// section only if both editions use the same id.
-pub fn heading_ids(chapter: &Expanded) -> Result<Vec<String>, Error> {
-    let text = &chapter.text;
-    let mut ids = Vec::new();
-    let parser = Parser::new_ext(text, Options::ENABLE_HEADING_ATTRIBUTES);
-    for (event, range) in parser.into_offset_iter() {
-        if let Event::Start(Tag::Heading(_, id, _)) = event {
-            let line = chapter.source_lines[text[..range.start].matches('\n').count()];
-            let Some(id) = id else {
-                let message = "a heading without an id: end it with {#some-id}".into();
-                return Err(Error { line, message });
-            };
-            ids.push(id.to_owned());
-        }
-    }
-    Ok(ids)
-}
-
 /// mdBook takes the first word of the info string as the language: only a
 /// block that starts with `rust` is shown, hidden-line-folded and run as
 /// Rust. A Rust attribute anywhere else is a mistake.
-fn is_rust(tokens: &[String], line: usize) -> Result<bool, Error> {
-    let error = |message: String| Err(Error { line, message });
+fn is_rust(tokens: &[String]) -> Result<bool, String> {
     let Some(first) = tokens.first() else {
-        return error("a code block without a language: write ```rust, ```text, …".into());
+        return Err("a code block without a language: write ```rust, ```text, …".into());
     };
     if first == "rust" {
         return Ok(true);
@@ -124,7 +134,7 @@ fn is_rust(tokens: &[String], line: usize) -> Result<bool, Error> {
         .iter()
         .any(|t| ALLOWED.contains(&t.as_str()) || t == "ignore")
     {
-        return error(format!(
+        return Err(format!(
             "```{} looks like a Rust block: start its info string with `rust`",
             tokens.join(",")
         ));
@@ -132,8 +142,13 @@ fn is_rust(tokens: &[String], line: usize) -> Result<bool, Error> {
     Ok(false)
 }
 
-fn block(line: usize, tokens: &[String], body: &str) -> Result<Block, Error> {
-    let error = |message: String| Err(Error { line, message });
+/// The program a reader gets from a block, and how to check it.
+///
+/// Fails on `ignore` (every block is tested), on an edition other than 2024,
+/// and on attributes that neither rustdoc nor mdBook know.
+pub fn program(block: &RustBlock) -> Result<Program, String> {
+    let (tokens, body) = (&block.info, &block.body);
+    let error = |message: String| Err(message);
     let is_code =
         |t: &str| t.len() == 5 && t.starts_with('E') && t[1..].bytes().all(|b| b.is_ascii_digit());
     let mut mode = Mode::Run;
@@ -162,8 +177,7 @@ fn block(line: usize, tokens: &[String], body: &str) -> Result<Block, Error> {
         Some(wrapped) => wrapped,
         None => body.to_owned(),
     };
-    Ok(Block {
-        line,
+    Ok(Program {
         mode,
         program: unhide(&source),
     })
@@ -222,50 +236,49 @@ fn unhide(text: &str) -> String {
 mod tests {
     use super::*;
 
-    fn chapter(text: &str) -> Expanded {
-        let lines = text.matches('\n').count() + 1;
-        Expanded {
-            text: text.to_owned(),
-            source_lines: (1..=lines).collect(),
-            files_read: Vec::new(),
-        }
+    fn programs(md: &str) -> Vec<Program> {
+        rust_blocks(md)
+            .unwrap()
+            .iter()
+            .map(|b| program(b).unwrap())
+            .collect()
     }
 
     #[test]
-    fn finds_rust_blocks_with_their_line_and_mode() {
+    fn finds_rust_blocks_with_their_place_and_mode() {
         let md = "# T\n\n```rust\nfn main() {}\n```\n\n```text\nout\n```\n\n- item\n\n  ```rust,compile_fail,E0596\n  fn main() { x }\n  ```\n";
-        let blocks = rust_blocks(&chapter(md)).unwrap();
+        let blocks = rust_blocks(md).unwrap();
         assert_eq!(blocks.len(), 2);
-        assert_eq!((blocks[0].line, &blocks[0].mode), (3, &Mode::Run));
-        assert_eq!(blocks[0].program, "fn main() {}\n");
-        assert_eq!(blocks[1].line, 13);
-        assert_eq!(blocks[1].mode, Mode::CompileFail(vec!["E0596".into()]));
-        assert_eq!(blocks[1].program, "fn main() { x }\n");
+        assert_eq!(blocks[0].offset, md.find("```rust").unwrap());
+        let p = programs(md);
+        assert_eq!(
+            (&p[0].mode, p[0].program.as_str()),
+            (&Mode::Run, "fn main() {}\n")
+        );
+        assert_eq!(p[1].mode, Mode::CompileFail(vec!["E0596".into()]));
+        assert_eq!(p[1].program, "fn main() { x }\n");
     }
 
     #[test]
     fn hidden_lines_are_part_of_the_program() {
         let md = "```rust\n# use std::fmt;\n    # let indented = 1;\n#\n##[derive(Debug)]\n#[derive(Clone)]\nfn main() {}\n```\n";
-        let blocks = rust_blocks(&chapter(md)).unwrap();
         assert_eq!(
-            blocks[0].program,
+            programs(md)[0].program,
             "use std::fmt;\n    let indented = 1;\n\n#[derive(Debug)]\n#[derive(Clone)]\nfn main() {}\n"
         );
+        assert_eq!(visible_lines(&rust_blocks(md).unwrap()[0].body), 3);
+        assert_eq!(visible_lines("# a\n#\n\n  # b\n"), 0);
     }
 
     #[test]
     fn a_fragment_is_wrapped_in_main_like_mdbook_does() {
         let md = "```rust\n#![allow(dead_code)]\n\nlet x = 1;\n```\n";
-        let blocks = rust_blocks(&chapter(md)).unwrap();
         assert_eq!(
-            blocks[0].program,
+            programs(md)[0].program,
             "#![allow(unused)]\n#![allow(dead_code)]\n\nfn main() {\nlet x = 1;\n}\n"
         );
         let md = "```rust,noplayground\nlet x = 1;\n```\n";
-        assert_eq!(
-            rust_blocks(&chapter(md)).unwrap()[0].program,
-            "let x = 1;\n"
-        );
+        assert_eq!(programs(md)[0].program, "let x = 1;\n");
     }
 
     #[test]
@@ -280,23 +293,32 @@ mod tests {
             ("rust,E0001", "go with `compile_fail`"),
         ] {
             let md = format!("text\n\n```{info}\nfn main() {{}}\n```\n");
-            let err = rust_blocks(&chapter(&md)).unwrap_err();
-            assert_eq!(err.line, 3, "{info}");
-            assert!(err.message.contains(message), "{info}: {}", err.message);
+            let err = match rust_blocks(&md) {
+                Err((offset, e)) => {
+                    assert_eq!(offset, 6, "{info}");
+                    e
+                }
+                Ok(blocks) => program(&blocks[0]).unwrap_err(),
+            };
+            assert!(err.contains(message), "{info}: {err}");
         }
     }
 
     #[test]
-    fn headings_need_ids() {
-        let md = "# Title {#title}\n\n```rust\n# hidden\nfn main() {}\n```\n\n## Part {#part}\n";
-        assert_eq!(heading_ids(&chapter(md)).unwrap(), ["title", "part"]);
-        let err = heading_ids(&chapter("# A {#a}\n\n## B\n")).unwrap_err();
-        assert_eq!(err.line, 3);
+    fn headings_and_their_ids() {
+        let md = "# Title {#title}\n\n```rust\n# hidden\nfn main() {}\n```\n\n## Part\n";
+        assert_eq!(
+            heading_ids(md),
+            [
+                (0, Some("title".into())),
+                (md.find("## Part").unwrap(), None)
+            ]
+        );
     }
 
     #[test]
     fn other_languages_are_left_alone() {
         let md = "```toml\n[dependencies]\n```\n\n```console\n$ cargo test\n```\n";
-        assert!(rust_blocks(&chapter(md)).unwrap().is_empty());
+        assert!(rust_blocks(md).unwrap().is_empty());
     }
 }

@@ -1,0 +1,312 @@
+//! The one place that reads `{{#…}}` directives.
+//!
+//! mdBook's `links` preprocessor expands `{{#include}}`, `{{#rustdoc_include}}`,
+//! `{{#playground}}` and `{{#title}}`; this plug-in adds `{{#glossary}}`,
+//! `{{#pitfalls}}` and `{{#listings GROUP}}`. Everything here that needs to
+//! know which directives a text holds — captions, hidden frames, the
+//! appendices and the book's checks — asks this module, which matches them
+//! the way mdBook 0.5.4 does: `{{ #name args }}` where `args` holds no `}`,
+//! and `\{{#…}}` (up to the last `}}` of its line) is an escape that renders
+//! as written without the backslash.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// A directive found in a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Directive<'a> {
+    /// Its bytes in the text, braces included.
+    pub range: Range<usize>,
+    /// `include`, `rustdoc_include`, `glossary`, …
+    pub name: &'a str,
+    /// What follows the name, trimmed (empty for `{{#glossary}}`).
+    pub args: &'a str,
+}
+
+/// Every unescaped directive of `text`, in order.
+pub fn directives(text: &str) -> Vec<Directive<'_>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(found) = text[at..].find("{{") {
+        let start = at + found;
+        if start > 0 && bytes[start - 1] == b'\\' && text[start..].starts_with("{{#") {
+            // An escape runs to the last `}}` of its line (mdBook's `.*`).
+            let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+            at = match text[start..line_end].rfind("}}") {
+                Some(close) => start + close + 2,
+                None => start + 2,
+            };
+            continue;
+        }
+        match parse_at(text, start) {
+            Some(directive) => {
+                at = directive.range.end;
+                out.push(directive);
+            }
+            None => at = start + 2,
+        }
+    }
+    out
+}
+
+/// `{{ #name args }}` starting at `start`, if that is one.
+fn parse_at(text: &str, start: usize) -> Option<Directive<'_>> {
+    let after_open = &text[start + 2..];
+    let hash = after_open.len() - after_open.trim_start().len();
+    let rest = after_open[hash..].strip_prefix('#')?;
+    let name_len = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    if name_len == 0 {
+        return None;
+    }
+    let name_start = start + 2 + hash + 1;
+    let name = &text[name_start..name_start + name_len];
+    let after_name = &text[name_start + name_len..];
+    let close = after_name.find('}')?;
+    if !after_name[close..].starts_with("}}") {
+        return None;
+    }
+    let args = &after_name[..close];
+    // mdBook needs whitespace between the name and its arguments.
+    if !args.is_empty() && !args.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let end = name_start + name_len + close + 2;
+    Some(Directive {
+        range: start..end,
+        name,
+        args: args.trim(),
+    })
+}
+
+/// What an include directive shows of its file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// The whole file.
+    Whole,
+    /// The lines between `ANCHOR: name` and `ANCHOR_END: name`.
+    Anchor(String),
+    /// A range of lines, as written (`3:10`, `:0`, …).
+    Lines(String),
+}
+
+/// An `{{#include}}` or `{{#rustdoc_include}}` directive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Include {
+    /// `rustdoc_include`: the lines outside [`Include::part`] are included
+    /// too, as hidden lines.
+    pub rustdoc: bool,
+    /// The path as written, relative to the including file's folder.
+    pub path: String,
+    pub part: Part,
+}
+
+impl Include {
+    /// The include a directive is, if it is one.
+    pub fn of(directive: &Directive<'_>) -> Option<Include> {
+        let rustdoc = match directive.name {
+            "include" => false,
+            "rustdoc_include" => true,
+            _ => return None,
+        };
+        let target = directive.args.split_whitespace().next()?;
+        let (path, spec) = target.split_once(':').unwrap_or((target, ""));
+        // mdBook reads the first `:`-field as a line number if it can, else
+        // as an anchor name.
+        let first = spec.split(':').next().unwrap_or("");
+        let part = if spec.is_empty() {
+            Part::Whole
+        } else if first.is_empty() || first.parse::<usize>().is_ok() {
+            Part::Lines(spec.to_string())
+        } else {
+            Part::Anchor(first.to_string())
+        };
+        Some(Include {
+            rustdoc,
+            path: path.to_string(),
+            part,
+        })
+    }
+
+    /// Whether the reader sees any line of the file: `file::0` ("lines up
+    /// to 0") shows none.
+    pub fn is_visible(&self) -> bool {
+        self.part != Part::Lines(":0".into())
+    }
+
+    /// The file from the repository root, for an include written in a file
+    /// whose folder is `dir` (from the repository root, e.g. `src/ja`).
+    pub fn file_from_root(&self, dir: &str) -> String {
+        normalize(&format!("{dir}/{}", self.path))
+    }
+}
+
+/// `src/ja/../../listings/src/timer.rs` → `listings/src/timer.rs`.
+pub fn normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    parts.join("/")
+}
+
+/// The path from folder `dir` to `file`, both from the repository root:
+/// `src/ja` and `listings/src/timer.rs` → `../../listings/src/timer.rs`.
+pub fn relative(dir: &str, file: &str) -> String {
+    let depth = dir.split('/').filter(|p| !p.is_empty()).count();
+    format!("{}{file}", "../".repeat(depth))
+}
+
+/// mdBook's limit on includes inside included files.
+const MAX_DEPTH: usize = 10;
+
+/// Checks every include of `text` (a file whose folder is `dir`, an
+/// absolute path) and, recursively, of the files it includes: where mdBook
+/// would log an error and carry on (a missing file, includes nested too
+/// deep) or silently render nothing (an anchor the file does not have),
+/// this returns `(byte offset in text, message)`.
+pub fn check_includes(text: &str, dir: &Path) -> Vec<(usize, String)> {
+    let mut problems = Vec::new();
+    for directive in directives(text) {
+        if let Some(message) = check_one(&directive, dir, 0) {
+            problems.push((directive.range.start, message));
+        }
+    }
+    problems
+}
+
+fn check_one(directive: &Directive<'_>, dir: &Path, depth: usize) -> Option<String> {
+    let include = Include::of(directive)?;
+    let file: PathBuf = dir.join(&include.path);
+    let Ok(content) = std::fs::read_to_string(&file) else {
+        return Some(format!("{}: no such file", include.path));
+    };
+    if let Part::Anchor(anchor) = &include.part
+        && !has_anchor(&content, anchor)
+    {
+        return Some(format!(
+            "{}: no `ANCHOR: {anchor}` … `ANCHOR_END: {anchor}` in the file",
+            include.path
+        ));
+    }
+    let inner_dir = file.parent().unwrap_or(dir);
+    for inner in directives(&content) {
+        if Include::of(&inner).is_none() {
+            continue;
+        }
+        if depth + 1 >= MAX_DEPTH {
+            return Some(format!("{}: includes nested too deep", include.path));
+        }
+        if let Some(message) = check_one(&inner, inner_dir, depth + 1) {
+            return Some(format!("{} (included from {})", message, include.path));
+        }
+    }
+    None
+}
+
+/// Whether `content` opens and closes the anchor `name` (mdBook matches
+/// `ANCHOR:\s*name` anywhere in a line, `name` being `[\w-]+`).
+fn has_anchor(content: &str, name: &str) -> bool {
+    let marks = |marker: &str| {
+        content.lines().any(|line| {
+            line.match_indices(marker).any(|(i, _)| {
+                let rest = line[i + marker.len()..].trim_start();
+                rest.strip_prefix(name).is_some_and(|after| {
+                    !after.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '-')
+                })
+            })
+        })
+    };
+    marks("ANCHOR:") && marks("ANCHOR_END:")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_directives_and_skips_escapes() {
+        // An escape runs to the last `}}` of its line, as in mdBook.
+        let text = "a {{#include x.rs:main}} b \\{{#include y.rs}} and }} {{#include no.rs}}\nc {{ #glossary }}\n{{#rustdoc_include\n  z.rs::0 }}{{#bad}";
+        let found: Vec<(&str, &str)> = directives(text).iter().map(|d| (d.name, d.args)).collect();
+        assert_eq!(
+            found,
+            [
+                ("include", "x.rs:main"),
+                ("glossary", ""),
+                ("rustdoc_include", "z.rs::0")
+            ]
+        );
+        assert_eq!(
+            &text[directives(text)[0].range.clone()],
+            "{{#include x.rs:main}}"
+        );
+    }
+
+    #[test]
+    fn a_name_must_be_followed_by_space_or_the_end() {
+        assert!(directives("{{#include}}").len() == 1);
+        assert!(directives("{{#include:x}}").is_empty());
+    }
+
+    #[test]
+    fn includes_know_what_they_show() {
+        let parse = |t: &str| Include::of(&directives(t)[0]).unwrap();
+        let whole = parse("{{#include ../../listings/src/a.rs}}");
+        assert_eq!((whole.rustdoc, whole.part.clone()), (false, Part::Whole));
+        assert_eq!(whole.file_from_root("src/ja"), "listings/src/a.rs");
+        let hidden = parse("{{#rustdoc_include a.rs::0}}");
+        assert!(hidden.rustdoc && !hidden.is_visible());
+        assert_eq!(
+            parse("{{#rustdoc_include a.rs:main}}").part,
+            Part::Anchor("main".into())
+        );
+        assert_eq!(
+            parse("{{#include a.rs:3:5}}").part,
+            Part::Lines("3:5".into())
+        );
+        assert!(Include::of(&directives("{{#glossary}}")[0]).is_none());
+    }
+
+    #[test]
+    fn paths_between_folders() {
+        assert_eq!(
+            normalize("src/ja/../../listings/./src/a.rs"),
+            "listings/src/a.rs"
+        );
+        assert_eq!(
+            relative("src/ja", "listings/src/a.rs"),
+            "../../listings/src/a.rs"
+        );
+    }
+
+    #[test]
+    fn a_missing_file_or_anchor_is_reported_where_it_is_written() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../src/ja");
+        let text = "ok {{#include ../../listings/src/timer.rs:new}}\n{{#include ../../listings/src/timer.rs:no_such}}\n{{#include ../../nope.rs}}\n";
+        let problems = check_includes(text, &dir);
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert_eq!(
+            problems[0].0,
+            text.find("{{#include ../../listings/src/timer.rs:no_such")
+                .unwrap()
+        );
+        assert!(problems[0].1.contains("ANCHOR: no_such"));
+        assert!(problems[1].1.contains("no such file"));
+    }
+
+    #[test]
+    fn anchors_match_whole_names() {
+        let file = "// ANCHOR: main_loop\nx\n// ANCHOR_END: main_loop\n";
+        assert!(has_anchor(file, "main_loop"));
+        assert!(!has_anchor(file, "main"));
+    }
+}

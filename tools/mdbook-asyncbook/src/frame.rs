@@ -1,0 +1,776 @@
+//! The hidden frame that makes a block of listing code a whole program.
+//!
+//! Modules in `listings/src/` reach each other with `super::` and examples
+//! reach them with `listings::`, so the crate's files also compile as one
+//! program when wrapped in `mod listings { pub mod timer { … } … }`. An author
+//! writes only what the reader sees — the visible includes and, hidden, the
+//! example whose `main` runs them:
+//!
+//! ````markdown
+//! ```rust
+//! {{#rustdoc_include ../../listings/examples/ch03_howdy.rs::0}}
+//! {{#rustdoc_include ../../listings/src/executor.rs:spawn}}
+//! ```
+//! ````
+//!
+//! and [`Frames::write`] turns every include of a `listings/src` file into
+//! the hidden frame: `# mod listings {`, a `# pub mod …` per module in
+//! `lib.rs` order, each holding the author's include of that file or else a
+//! hidden whole-file include, for every module the block needs. A module is
+//! needed when the block includes it, or when a needed file (an example,
+//! the block's own lines, a module) names it through `listings::` or
+//! `super::`, transitively; comments, strings and `#[cfg(test)]` items do
+//! not count. The frame takes the place of the first such include. A block
+//! that already has a `mod listings` line is left as its author wrote it.
+
+use crate::Result;
+use crate::directives::{Include, directives, relative};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Where the listings crate's modules live, from the repository root.
+pub const SRC: &str = "listings/src";
+
+/// A module file of the listings crate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Module {
+    /// `["exercises", "ch01"]`.
+    pub path: Vec<String>,
+    /// `listings/src/exercises/ch01.rs`.
+    pub file: String,
+}
+
+/// The listings crate's module tree, and what each file needs.
+#[derive(Debug)]
+pub struct Frames {
+    root: PathBuf,
+    /// Every module with a file of its own, in `lib.rs` order (a folder
+    /// module's children in its `mod.rs` order, where it stands).
+    modules: Vec<Module>,
+    /// Per file read, the modules it names.
+    needs: RefCell<BTreeMap<String, BTreeSet<Vec<String>>>>,
+}
+
+impl Frames {
+    /// Reads the module tree from `listings/src/lib.rs` under `root`.
+    pub fn load(root: &Path) -> Result<Frames> {
+        let mut modules = Vec::new();
+        collect_modules(root, SRC, "lib.rs", &mut Vec::new(), &mut modules)?;
+        Ok(Frames {
+            root: root.to_path_buf(),
+            modules,
+            needs: RefCell::default(),
+        })
+    }
+
+    /// The module files, in `lib.rs` order.
+    pub fn modules(&self) -> &[Module] {
+        &self.modules
+    }
+
+    fn module_of_file(&self, file: &str) -> Option<&Module> {
+        self.modules.iter().find(|m| m.file == file)
+    }
+
+    /// The body of a ```rust block (the lines between its fences) with the
+    /// hidden frame written in, or `None` if it needs none. `dir` is the
+    /// folder of the chapter, from the repository root (`src/ja`).
+    pub fn write(&self, body: &str, dir: &str) -> Result<Option<String>> {
+        if body
+            .lines()
+            .any(|l| l.trim_start_matches(['#', ' ']).starts_with("mod listings"))
+        {
+            return Ok(None);
+        }
+        let lines: Vec<&str> = body.split_inclusive('\n').collect();
+        // Per line: the listing module it includes, if it is such an include.
+        let mut includes_of: Vec<Option<&Module>> = Vec::with_capacity(lines.len());
+        let mut needed: BTreeSet<Vec<String>> = BTreeSet::new();
+        let mut own_text = String::new();
+        for line in &lines {
+            let found = directives(line);
+            let mut module = None;
+            for directive in &found {
+                let Some(include) = Include::of(directive) else {
+                    continue;
+                };
+                let file = include.file_from_root(dir);
+                if let Some(m) = self.module_of_file(&file) {
+                    let alone = found.len() == 1
+                        && line[..directive.range.start].trim().is_empty()
+                        && line[directive.range.end..].trim().is_empty();
+                    if !alone {
+                        return Err(format!(
+                            "{file}: an include of a listings module must be alone on its line"
+                        )
+                        .into());
+                    }
+                    needed.insert(m.path.clone());
+                    module = Some(m);
+                } else if file.starts_with(SRC) {
+                    return Err(format!(
+                        "{file} is not a module of listings/src/lib.rs (a `mod.rs` only declares \
+                         modules: show it as text)"
+                    )
+                    .into());
+                } else if file.ends_with(".rs") {
+                    needed.extend(self.needs_of_file(&file, None)?);
+                }
+            }
+            if module.is_none() && found.is_empty() {
+                own_text.push_str(line);
+            }
+            includes_of.push(module);
+        }
+        let named = needs_of_text(&own_text, None).map_err(|e| format!("the block: {e}"))?;
+        needed.extend(
+            self.modules_named(named, None)
+                .map_err(|e| format!("the block: {e}"))?,
+        );
+        if needed.is_empty() {
+            return Ok(None);
+        }
+        // Follow what the needed modules need.
+        let mut queue: Vec<Vec<String>> = needed.iter().cloned().collect();
+        while let Some(path) = queue.pop() {
+            let module = self.leaf(&path)?;
+            for more in self.needs_of_file(&module.file, Some(&module.path))? {
+                if needed.insert(more.clone()) {
+                    queue.push(more);
+                }
+            }
+        }
+        let first = includes_of.iter().position(Option::is_some);
+        let mut out = String::with_capacity(body.len() + 512);
+        for (index, line) in lines.iter().enumerate() {
+            if Some(index) == first {
+                out.push_str(&self.frame(&needed, &lines, &includes_of, dir));
+            }
+            if includes_of[index].is_none() {
+                out.push_str(line);
+            }
+        }
+        if first.is_none() {
+            if !out.is_empty() && !out.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(&self.frame(&needed, &lines, &includes_of, dir));
+        }
+        Ok(Some(out))
+    }
+
+    /// `# mod listings { … # }`: each needed module in tree order, holding
+    /// the block's includes of its file, or a hidden include of all of it.
+    fn frame(
+        &self,
+        needed: &BTreeSet<Vec<String>>,
+        lines: &[&str],
+        includes_of: &[Option<&Module>],
+        dir: &str,
+    ) -> String {
+        // The prefix of the first include line (indentation inside a list).
+        let prefix: String = includes_of
+            .iter()
+            .position(Option::is_some)
+            .map(|i| {
+                let line = lines[i];
+                line[..line.len() - line.trim_start().len()].to_string()
+            })
+            .unwrap_or_default();
+        let mut out = format!("{prefix}# mod listings {{\n");
+        let mut open: Vec<&str> = Vec::new();
+        for module in self.modules.iter().filter(|m| needed.contains(&m.path)) {
+            let parents = &module.path[..module.path.len() - 1];
+            let common = open
+                .iter()
+                .zip(parents)
+                .take_while(|(a, b)| **a == b.as_str())
+                .count();
+            for _ in common..open.len() {
+                out.push_str(&format!("{prefix}# }}\n"));
+            }
+            open.truncate(common);
+            for name in &parents[common..] {
+                out.push_str(&format!("{prefix}# pub mod {name} {{\n"));
+                open.push(name);
+            }
+            let name = module.path.last().expect("a module has a name");
+            out.push_str(&format!("{prefix}# pub mod {name} {{\n"));
+            let mut own = lines
+                .iter()
+                .zip(includes_of)
+                .filter(|(_, m)| matches!(m, Some(m) if m.path == module.path))
+                .map(|(line, _)| *line)
+                .peekable();
+            if own.peek().is_none() {
+                out.push_str(&format!(
+                    "{prefix}{{{{#rustdoc_include {}::0}}}}\n",
+                    relative(dir, &module.file)
+                ));
+            }
+            for line in own {
+                out.push_str(line);
+                if !line.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+            out.push_str(&format!("{prefix}# }}\n"));
+        }
+        for _ in &open {
+            out.push_str(&format!("{prefix}# }}\n"));
+        }
+        out.push_str(&format!("{prefix}# }}\n"));
+        out
+    }
+
+    /// The module whose file is at `path`, or an error naming it.
+    fn leaf(&self, path: &[String]) -> Result<&Module> {
+        self.modules
+            .iter()
+            .find(|m| m.path == path)
+            .ok_or_else(|| format!("no module listings::{}", path.join("::")).into())
+    }
+
+    /// The modules `file` (from the repository root) names; `own` is its
+    /// module path if it is a module of the crate.
+    fn needs_of_file(&self, file: &str, own: Option<&[String]>) -> Result<BTreeSet<Vec<String>>> {
+        if let Some(known) = self.needs.borrow().get(file) {
+            return Ok(known.clone());
+        }
+        let text =
+            std::fs::read_to_string(self.root.join(file)).map_err(|e| format!("{file}: {e}"))?;
+        let named = needs_of_text(&text, own).map_err(|e| format!("{file}: {e}"))?;
+        let modules = self
+            .modules_named(named, own)
+            .map_err(|e| format!("{file}: {e}"))?;
+        self.needs
+            .borrow_mut()
+            .insert(file.to_string(), modules.clone());
+        Ok(modules)
+    }
+
+    /// The modules with a file that `paths` (from the crate root) point
+    /// into, leaving out `own`: for each path the module it starts with, or
+    /// every module under it if it names a folder module.
+    fn modules_named(
+        &self,
+        paths: BTreeSet<Vec<String>>,
+        own: Option<&[String]>,
+    ) -> std::result::Result<BTreeSet<Vec<String>>, String> {
+        let mut modules = BTreeSet::new();
+        for path in paths {
+            let leaves: Vec<&Module> = self
+                .modules
+                .iter()
+                .filter(|m| path.starts_with(&m.path) || m.path.starts_with(&path))
+                .collect();
+            if leaves.is_empty() {
+                return Err(format!("`{}` names no module of {SRC}", path.join("::")));
+            }
+            modules.extend(
+                leaves
+                    .into_iter()
+                    .filter(|m| Some(m.path.as_slice()) != own)
+                    .map(|m| m.path.clone()),
+            );
+        }
+        Ok(modules)
+    }
+}
+
+/// Reads the `mod x;` declarations of `dir/file` into `out` (depth first).
+fn collect_modules(
+    root: &Path,
+    dir: &str,
+    file: &str,
+    parents: &mut Vec<String>,
+    out: &mut Vec<Module>,
+) -> Result<()> {
+    let path = format!("{dir}/{file}");
+    let text = std::fs::read_to_string(root.join(&path)).map_err(|e| format!("{path}: {e}"))?;
+    let tokens = tokens(&text).map_err(|e| format!("{path}: {e}"))?;
+    for window in tokens.windows(3) {
+        let [Token::Ident(kw), Token::Ident(name), Token::Punct(';')] = window else {
+            continue;
+        };
+        if kw != "mod" {
+            continue;
+        }
+        parents.push(name.clone());
+        let leaf = format!("{dir}/{name}.rs");
+        if root.join(&leaf).is_file() {
+            out.push(Module {
+                path: parents.clone(),
+                file: leaf,
+            });
+        } else {
+            collect_modules(root, &format!("{dir}/{name}"), "mod.rs", parents, out)?;
+        }
+        parents.pop();
+    }
+    Ok(())
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Token {
+    Ident(String),
+    /// `::`
+    PathSep,
+    Punct(char),
+}
+
+/// The tokens of Rust source that matter for paths: identifiers, `::` and
+/// punctuation. Comments, strings, characters and lifetimes are dropped.
+fn tokens(text: &str) -> std::result::Result<Vec<Token>, String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    let at = |i: usize| chars.get(i).copied().unwrap_or('\0');
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_whitespace() {
+            i += 1;
+        } else if c == '/' && at(i + 1) == '/' {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && at(i + 1) == '*' {
+            let mut depth = 0;
+            loop {
+                if i >= chars.len() {
+                    return Err("unclosed block comment".into());
+                }
+                if chars[i] == '/' && at(i + 1) == '*' {
+                    depth += 1;
+                    i += 2;
+                } else if chars[i] == '*' && at(i + 1) == '/' {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+        } else if c == 'r'
+            && (at(i + 1) == '"' || (at(i + 1) == '#' && matches!(at(i + 2), '"' | '#')))
+        {
+            // A raw string: r"…", r#"…"#.
+            let mut j = i + 1;
+            let mut hashes = 0;
+            while at(j) == '#' {
+                hashes += 1;
+                j += 1;
+            }
+            j += 1;
+            loop {
+                if j >= chars.len() {
+                    return Err("unclosed raw string".into());
+                }
+                if chars[j] == '"' && (0..hashes).all(|k| at(j + 1 + k) == '#') {
+                    j += 1 + hashes;
+                    break;
+                }
+                j += 1;
+            }
+            i = j;
+        } else if c == '"' {
+            let mut j = i + 1;
+            loop {
+                match chars.get(j) {
+                    None => return Err("unclosed string".into()),
+                    Some('\\') => j += 2,
+                    Some('"') => break,
+                    Some(_) => j += 1,
+                }
+            }
+            i = j + 1;
+        } else if c == '\'' {
+            // A character ('a', '\n', '\u{1F600}') or a lifetime ('a).
+            if at(i + 1) == '\\' {
+                // Past the backslash and the escaped character.
+                let mut j = i + 3;
+                while j < chars.len() && chars[j] != '\'' {
+                    j += 1;
+                }
+                i = j + 1;
+            } else if at(i + 2) == '\'' {
+                i += 3;
+            } else {
+                i += 1;
+                while at(i).is_alphanumeric() || at(i) == '_' {
+                    i += 1;
+                }
+            }
+        } else if c.is_alphabetic() || c == '_' {
+            let start = i;
+            while at(i).is_alphanumeric() || at(i) == '_' {
+                i += 1;
+            }
+            let ident: String = chars[start..i].iter().collect();
+            out.push(Token::Ident(
+                ident.strip_prefix("r#").unwrap_or(&ident).to_string(),
+            ));
+        } else if c == ':' && at(i + 1) == ':' {
+            out.push(Token::PathSep);
+            i += 2;
+        } else if c.is_ascii_digit() {
+            while at(i).is_alphanumeric()
+                || at(i) == '_'
+                || at(i) == '.' && at(i + 1).is_ascii_digit()
+            {
+                i += 1;
+            }
+        } else {
+            out.push(Token::Punct(c));
+            i += 1;
+        }
+    }
+    Ok(out)
+}
+
+/// The paths into the listings crate that Rust source names, each as the
+/// module path it starts with: `super::timer::TimerFuture` in module
+/// `["state_machine"]` gives `["timer", "TimerFuture"]`. `own` is the
+/// source's module path if it is a module of the crate (then `super::` and
+/// `self::` count, and `crate::` is an error: in a book block the crate
+/// root is the reader's program); otherwise only `listings::` counts.
+/// Items under `#[cfg(test)]` are skipped: the reader's program never has
+/// them.
+fn needs_of_text(
+    text: &str,
+    own: Option<&[String]>,
+) -> std::result::Result<BTreeSet<Vec<String>>, String> {
+    let tokens = tokens(text)?;
+    let mut out = BTreeSet::new();
+    // The inline modules we are in: (name, brace depth of its body).
+    let mut inline: Vec<(String, usize)> = Vec::new();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < tokens.len() {
+        match &tokens[i] {
+            Token::Punct('#') if is_cfg_test(&tokens[i..]) => {
+                i = skip_item(&tokens, i);
+                continue;
+            }
+            Token::Punct('{') => depth += 1,
+            Token::Punct('}') => {
+                depth = depth.saturating_sub(1);
+                if inline.last().is_some_and(|(_, d)| *d > depth) {
+                    inline.pop();
+                }
+            }
+            Token::Ident(kw) if kw == "mod" => {
+                if let (Some(Token::Ident(name)), Some(Token::Punct('{'))) =
+                    (tokens.get(i + 1), tokens.get(i + 2))
+                {
+                    inline.push((name.clone(), depth + 1));
+                }
+            }
+            Token::Ident(_)
+                if tokens.get(i + 1) == Some(&Token::PathSep)
+                    && (i == 0 || tokens[i - 1] != Token::PathSep) =>
+            {
+                let mut paths = Vec::new();
+                let next = use_tree(&tokens, i, Vec::new(), &mut paths);
+                for path in paths {
+                    if let Some(resolved) = resolve(&path, own, &inline)? {
+                        out.insert(resolved);
+                    }
+                }
+                i = next;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Ok(out)
+}
+
+/// Whether the tokens start with an attribute that keeps the item out of
+/// every build but the tests: `#[cfg(test)]` or `#[cfg(all(…, test, …))]`.
+fn is_cfg_test(tokens: &[Token]) -> bool {
+    let open = [
+        Token::Punct('#'),
+        Token::Punct('['),
+        Token::Ident("cfg".into()),
+        Token::Punct('('),
+    ];
+    let Some(predicate) = tokens.strip_prefix(&open[..]) else {
+        return false;
+    };
+    match predicate {
+        [Token::Ident(word), Token::Punct(')'), ..] => word == "test",
+        [Token::Ident(all), Token::Punct('('), rest @ ..] if all == "all" => {
+            // `test` among all(…)'s own arguments, not inside not(…).
+            let mut depth = 1;
+            for token in rest {
+                match token {
+                    Token::Punct('(') => depth += 1,
+                    Token::Punct(')') => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    Token::Ident(word) if depth == 1 && word == "test" => return true,
+                    _ => {}
+                }
+            }
+            false
+        }
+        _ => false,
+    }
+}
+
+/// The index after the item that the attribute at `i` applies to (its
+/// other attributes, then up to its `;` or the end of its first `{…}`).
+fn skip_item(tokens: &[Token], mut i: usize) -> usize {
+    // Attributes: `#[…]`, possibly several.
+    while tokens.get(i) == Some(&Token::Punct('#')) && tokens.get(i + 1) == Some(&Token::Punct('['))
+    {
+        let mut depth = 0;
+        i += 1;
+        while i < tokens.len() {
+            match tokens[i] {
+                Token::Punct('[') => depth += 1,
+                Token::Punct(']') => {
+                    depth -= 1;
+                    if depth == 0 {
+                        i += 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+    let mut depth = 0;
+    while i < tokens.len() {
+        match tokens[i] {
+            Token::Punct(';') if depth == 0 => return i + 1,
+            Token::Punct('{') => depth += 1,
+            Token::Punct('}') => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    i
+}
+
+/// Reads a path or `use` tree starting at `i` (`a::b::{c, d::e}`), pushing
+/// each full path to `out`; returns the index after it.
+fn use_tree(
+    tokens: &[Token],
+    mut i: usize,
+    mut prefix: Vec<String>,
+    out: &mut Vec<Vec<String>>,
+) -> usize {
+    loop {
+        match tokens.get(i) {
+            Some(Token::Ident(name)) => {
+                prefix.push(name.clone());
+                i += 1;
+                if tokens.get(i) == Some(&Token::PathSep) {
+                    i += 1;
+                    continue;
+                }
+                out.push(prefix);
+                return i;
+            }
+            Some(Token::Punct('{')) => {
+                i += 1;
+                while i < tokens.len() && tokens[i] != Token::Punct('}') {
+                    i = use_tree(tokens, i, prefix.clone(), out);
+                    if tokens.get(i) == Some(&Token::Punct(',')) {
+                        i += 1;
+                    }
+                }
+                return i + 1;
+            }
+            _ => {
+                out.push(prefix);
+                return i;
+            }
+        }
+    }
+}
+
+/// A path as a module path from the crate root, if it points into the
+/// listings crate.
+fn resolve(
+    path: &[String],
+    own: Option<&[String]>,
+    inline: &[(String, usize)],
+) -> std::result::Result<Option<Vec<String>>, String> {
+    let shown = path.join("::");
+    let Some(first) = path.first() else {
+        return Ok(None);
+    };
+    let mut base: Vec<String> = match (first.as_str(), own) {
+        ("listings", None) => Vec::new(),
+        ("super" | "self", Some(own)) => own
+            .iter()
+            .cloned()
+            .chain(inline.iter().map(|(name, _)| name.clone()))
+            .collect(),
+        ("crate", Some(_)) => {
+            return Err(format!(
+                "`{shown}`: outside its tests a listings module reaches its siblings with \
+                 `super::`, never `crate::` (in a book block the crate is the reader's program)"
+            ));
+        }
+        _ => return Ok(None),
+    };
+    let mut rest = &path[1..];
+    if first == "super" {
+        base.pop();
+    }
+    while rest.first().is_some_and(|s| s == "super") {
+        if base.pop().is_none() {
+            return Err(format!("`{shown}` goes above the crate root"));
+        }
+        rest = &rest[1..];
+    }
+    base.extend(rest.iter().filter(|s| *s != "self").cloned());
+    Ok(Some(base).filter(|p| !p.is_empty()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    }
+
+    fn names(set: &BTreeSet<Vec<String>>) -> Vec<String> {
+        set.iter().map(|p| p.join("::")).collect()
+    }
+
+    #[test]
+    fn paths_are_read_from_code_not_from_comments_strings_or_tests() {
+        let text = r#"
+//! Uses `super::super::pinning` in prose only.
+use super::super::timer::TimerFuture;
+use super::super::{executor::Spawner, state_machine};
+/* super::super::combinators::Log */
+const S: &str = "super::super::simple_future";
+fn f<'a>(x: &'a str) -> char { let _ = super::super::combinators::Join::new; '\'' }
+mod inner { use super::super::super::pinning::SelfRef; }
+#[cfg(test)]
+mod tests { use super::super::super::real_future::SocketRead; }
+#[cfg(all(test, not(loom)))]
+mod more_tests { use crate::test_wakers::TestWaker; }
+#[cfg(all(not(test), loom))]
+use super::super::std_executor::Task;
+"#;
+        let own = ["exercises".to_string(), "ch09".to_string()];
+        let found = needs_of_text(text, Some(&own)).unwrap();
+        assert_eq!(
+            names(&found),
+            [
+                "combinators::Join::new",
+                "executor::Spawner",
+                "pinning::SelfRef",
+                "state_machine",
+                "std_executor::Task",
+                "timer::TimerFuture"
+            ]
+        );
+        let example = "use listings::{timer::TimerFuture, executor};\nfn main() { crate::x(); }";
+        assert_eq!(
+            names(&needs_of_text(example, None).unwrap()),
+            ["executor", "timer::TimerFuture"]
+        );
+        let bad = needs_of_text("use crate::timer::X;", Some(&own)).unwrap_err();
+        assert!(bad.contains("never `crate::`"), "{bad}");
+    }
+
+    #[test]
+    fn the_module_tree_follows_lib_rs() {
+        let frames = Frames::load(&root()).unwrap();
+        let paths: Vec<String> = frames.modules().iter().map(|m| m.path.join("::")).collect();
+        let executor = paths.iter().position(|p| p == "executor").unwrap();
+        let ch01 = paths.iter().position(|p| p == "exercises::ch01").unwrap();
+        let timer = paths.iter().position(|p| p == "timer").unwrap();
+        assert!(executor < ch01 && ch01 < timer, "{paths:?}");
+        assert!(paths.contains(&"pitfalls::split_lock_timer".to_string()));
+    }
+
+    #[test]
+    fn a_block_gets_the_modules_its_example_and_includes_need() {
+        let frames = Frames::load(&root()).unwrap();
+        let body = "{{#rustdoc_include ../../listings/examples/ch03_exercise.rs::0}}\n{{#rustdoc_include ../../listings/src/exercises/ch03.rs:spawn_with_handle}}\n";
+        let framed = frames.write(body, "src/ja").unwrap().unwrap();
+        assert_eq!(
+            framed,
+            "{{#rustdoc_include ../../listings/examples/ch03_exercise.rs::0}}\n\
+             # mod listings {\n\
+             # pub mod executor {\n\
+             {{#rustdoc_include ../../listings/src/executor.rs::0}}\n\
+             # }\n\
+             # pub mod exercises {\n\
+             # pub mod ch03 {\n\
+             {{#rustdoc_include ../../listings/src/exercises/ch03.rs:spawn_with_handle}}\n\
+             # }\n\
+             # }\n\
+             # pub mod timer {\n\
+             {{#rustdoc_include ../../listings/src/timer.rs::0}}\n\
+             # }\n\
+             # }\n"
+        );
+    }
+
+    #[test]
+    fn blocks_with_their_own_frame_or_no_listing_code_are_left_alone() {
+        let frames = Frames::load(&root()).unwrap();
+        let own = "# mod listings {\n{{#rustdoc_include ../../listings/src/timer.rs}}\n# }\n";
+        assert_eq!(frames.write(own, "src/ja").unwrap(), None);
+        let plain = "fn main() { println!(\"listings::timer\"); }\n";
+        assert_eq!(frames.write(plain, "src/ja").unwrap(), None);
+    }
+
+    #[test]
+    fn a_hand_written_main_that_names_the_crate_gets_a_frame() {
+        let frames = Frames::load(&root()).unwrap();
+        let body = "fn main() {\n    let _ = listings::timer::TimerFuture::new;\n}\n";
+        let framed = frames.write(body, "src/zh").unwrap().unwrap();
+        assert!(framed.starts_with(body), "{framed}");
+        assert!(
+            framed.ends_with(
+                "# pub mod timer {\n{{#rustdoc_include ../../listings/src/timer.rs::0}}\n# }\n# }\n"
+            ),
+            "{framed}"
+        );
+    }
+
+    #[test]
+    fn mistakes_are_errors() {
+        let frames = Frames::load(&root()).unwrap();
+        let folder = frames
+            .write(
+                "{{#include ../../listings/src/exercises/mod.rs}}\n",
+                "src/ja",
+            )
+            .unwrap_err();
+        assert!(folder.to_string().contains("show it as text"), "{folder}");
+        let unknown = frames
+            .write("fn main() { listings::no_such::f(); }\n", "src/ja")
+            .unwrap_err();
+        assert!(unknown.to_string().contains("names no module"), "{unknown}");
+        let shared = frames
+            .write("x {{#include ../../listings/src/timer.rs}}\n", "src/ja")
+            .unwrap_err();
+        assert!(shared.to_string().contains("alone on its line"), "{shared}");
+    }
+}
