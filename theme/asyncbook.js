@@ -77,6 +77,7 @@
             resultCount: (n, term) => `「${term}」の検索結果：${n} 件`,
             noResults: term => `「${term}」に一致する結果はありません。`,
             searchUnavailable: '検索インデックスを読み込めませんでした。',
+            searchNeedsServer: 'ファイルから直接開いたページでは検索を使えません。mdbook serve で表示するか、HTTP で配信してください。',
         },
         zh: {
             ui: {
@@ -124,6 +125,7 @@
             resultCount: (n, term) => `找到 ${n} 个与“${term}”匹配的结果`,
             noResults: term => `没有找到与“${term}”匹配的结果。`,
             searchUnavailable: '无法加载搜索索引。',
+            searchNeedsServer: '直接以文件方式打开的页面无法使用搜索。请用 mdbook serve 打开本书，或通过 HTTP 提供本书的网页。',
         },
     };
 
@@ -479,8 +481,9 @@
     //    loads its index) and ?highlight= (marks words). We keep our query in
     //    ?pagefind-search= and our highlights in ?pagefind-highlight=, which it
     //    does not know, and replace its onpopstate with ours.
-    // On file:// pages the ES module cannot be imported, so mdBook's own search
-    // stays in charge there.
+    // On file:// pages the browser refuses to import the ES module, and
+    // mdBook's own index is switched off (book.toml): the search box says
+    // that searching needs the book served over HTTP.
     const SEARCH_PARAM = 'pagefind-search';
     const HIGHLIGHT_PARAM = 'pagefind-highlight';
 
@@ -492,10 +495,10 @@
         const header = document.getElementById('mdbook-searchresults-header');
         const list = document.getElementById('mdbook-searchresults');
         const toggle = document.getElementById('mdbook-search-toggle');
-        if (!bar || !barOuter || !wrapper || !outer || !header || !list
-            || location.protocol === 'file:') {
+        if (!bar || !barOuter || !wrapper || !outer || !header || !list) {
             return;
         }
+        const fromFile = location.protocol === 'file:';
 
         const loading = document.getElementById('mdbook-search-index');
         if (loading) {
@@ -509,6 +512,9 @@
         let pagefindModule = null;
         let failedLoads = 0;
         function pagefind() {
+            if (fromFile) {
+                return Promise.reject(new Error('opened from a file: no search index can be loaded'));
+            }
             if (!pagefindModule) {
                 const url = new URL(root + 'pagefind/pagefind.js', document.baseURI);
                 // A failed import() is remembered by the browser for that URL;
@@ -566,7 +572,7 @@
                     if (mine === generation) {
                         console.warn('asyncbook: Pagefind search is unavailable:', err);
                         list.replaceChildren();
-                        header.textContent = words.searchUnavailable;
+                        header.textContent = fromFile ? words.searchNeedsServer : words.searchUnavailable;
                         outer.classList.remove('hidden');
                         shownTerm = null; // try again on the next keystroke
                     }

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { EDITIONS, EDITION_PAGES, REPO, SCREENSHOTS, editionOf, otherEditionPage } from './lib/book.js';
 import { launchBrowser, newContext, openPage } from './lib/browser.js';
 import { serveStatic } from './lib/static-server.js';
@@ -300,6 +301,23 @@ for (const server of SERVERS) {
                 });
             assert.ok(refused >= 1, 'loads were refused while the server was down');
             assert.notEqual(await page.locator('#mdbook-searchresults-header').textContent(), unavailable);
+        }));
+
+        test('3d. opened from a file, the search box says that searching needs the book served', {
+            skip: !server.root && 'only the built book can be opened from its files',
+        }, () => withContext(async context => {
+            for (const start of ['ja/ch03-executor.html', 'zh/ch03-executor.html']) {
+                const { page } = await openPage(context, pathToFileURL(path.join(server.root, start)).href);
+                await page.click('#mdbook-search-toggle');
+                await page.fill('#mdbook-searchbar', editionOf(start) === 'ja' ? 'ウェイカー' : '执行器');
+                await waitInPage(page, `${start}: the search to say it needs the book served`,
+                    () => (document.getElementById('mdbook-searchresults-header')?.textContent ?? '').includes('mdbook serve'),
+                    null, {
+                        explain: () => `results header says ${JSON.stringify(document.getElementById('mdbook-searchresults-header')?.textContent)}`,
+                    });
+                assert.equal(await page.locator('#mdbook-searchresults li').count(), 0, `${start}: no results listed`);
+                await page.close();
+            }
         }));
 
         describe('4. the copy button copies a whole program, which compiles (and runs as the book shows)', () => {

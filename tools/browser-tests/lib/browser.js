@@ -18,29 +18,38 @@ export function launchBrowser() {
     });
 }
 
-// A browser context that reaches nothing but the servers under test, so that
-// results do not depend on this machine's network. The one outside request
-// the book makes is book.js asking the Rust Playground which crates it
-// offers (`[output.html.playground] runnable`); it gets a stand-in answer.
-// Anything else outside is refused, and shows up as a console error.
+// A browser context that reaches nothing but the servers under test (and the
+// built book's files), so that results do not depend on this machine's
+// network. The one outside request the book makes is book.js asking the Rust
+// Playground which crates it offers (`[output.html.playground] runnable`).
+// book.js races that fetch against a 6-second timer and leaves the loser's
+// rejection unhandled, so it must be answered inside the page: answered
+// through the network stack, the answer waits for this Node process, and on
+// a loaded machine (print.html takes seconds to lay out) it can come after
+// the timer, which the page reports as "uncaught: timeout". Anything else
+// outside is refused, and shows up as a console error.
 export async function newContext(browser, options = {}) {
     const context = await browser.newContext(options);
-    await context.route(url => !isLocal(url), route => {
-        if (route.request().url() === 'https://play.rust-lang.org/meta/crates') {
-            return route.fulfill({
-                status: 200,
-                contentType: 'application/json',
-                headers: { 'access-control-allow-origin': '*' },
-                body: JSON.stringify({ crates: [] }),
-            });
-        }
-        return route.abort('blockedbyclient');
-    });
+    await context.addInitScript(playgroundUrl => {
+        const fetch = window.fetch;
+        window.fetch = (input, init) => {
+            const url = typeof input === 'string' ? input : input?.url;
+            if (url === playgroundUrl) {
+                return Promise.resolve(new Response(JSON.stringify({ crates: [] }), {
+                    headers: { 'content-type': 'application/json' },
+                }));
+            }
+            return fetch.call(window, input, init);
+        };
+    }, PLAYGROUND_CRATES);
+    await context.route(url => !isLocal(url), route => route.abort('blockedbyclient'));
     return context;
 }
 
+const PLAYGROUND_CRATES = 'https://play.rust-lang.org/meta/crates';
+
 function isLocal(url) {
-    return ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+    return url.protocol === 'file:' || ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
 }
 
 // Opens `url` in a new page of `context` and records what a reader's console
