@@ -43,20 +43,38 @@ const TARGET: &str = env!("BOOKTEST_TARGET");
 
 /// Whether skeptic compiled (and, if asked, ran) `program` successfully.
 ///
-/// Both editions embed the same listings, so most programs appear twice;
-/// each distinct program is checked once and the result shared.
+/// Both editions embed the same listings, and the blocks that show parts of
+/// one file differ only in which `// ANCHOR:` marker lines mdBook left in
+/// (a marker line is dropped where its anchor is shown). Comments change
+/// neither what compiles nor what runs, so programs that are the same
+/// apart from marker lines are checked once and share the result: a demo
+/// that waits two seconds runs once, not once per fragment.
 fn through_skeptic(program: &'static str, run: bool) -> bool {
-    /// Per program and way of checking it, the result, once known.
-    type Results = BTreeMap<(&'static str, bool), Arc<OnceLock<bool>>>;
+    /// Per program (without its marker lines) and way of checking it, the
+    /// result, once known.
+    type Results = BTreeMap<(String, bool), Arc<OnceLock<bool>>>;
     static CHECKED: Mutex<Results> = Mutex::new(BTreeMap::new());
     let once = Arc::clone(
         CHECKED
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .entry((program, run))
+            .entry((without_anchor_markers(program), run))
             .or_default(),
     );
     *once.get_or_init(|| check_once(program, run))
+}
+
+/// `program` without the lines that hold nothing but an mdBook anchor
+/// marker (`// ANCHOR: name`, `// ANCHOR_END: name`).
+fn without_anchor_markers(program: &str) -> String {
+    program
+        .lines()
+        .filter(|line| {
+            let comment = line.trim().strip_prefix("//").map(str::trim);
+            !comment.is_some_and(|c| c.starts_with("ANCHOR:") || c.starts_with("ANCHOR_END:"))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn check_once(program: &str, run: bool) -> bool {
@@ -199,6 +217,18 @@ fn failure_of(mode: Mode, program: &'static str) -> Option<String> {
             .cloned()
             .unwrap_or_default(),
     )
+}
+
+#[test]
+fn programs_differing_only_in_anchor_markers_share_a_check() {
+    let a = "// ANCHOR: main\nfn main() {}\n// ANCHOR_END: main\n";
+    let b = "    // ANCHOR: main\nfn main() {}\n";
+    assert_eq!(without_anchor_markers(a), without_anchor_markers(b));
+    assert_ne!(
+        without_anchor_markers("fn main() {} // ANCHOR: main\n"),
+        without_anchor_markers("fn main() {}\n"),
+        "a marker after code is not a marker line"
+    );
 }
 
 #[test]
