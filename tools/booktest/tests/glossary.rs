@@ -46,13 +46,13 @@ fn the_data_is_complete() {
             let text = term.text(edition);
             let dir = edition.dir();
             assert!(
-                !text.term.trim().is_empty(),
+                !text.term.trim().is_empty() && !text.term.contains("TODO"),
                 "term `{}`: no {dir} rendering",
                 term.id
             );
             let definition = text.definition.trim();
             assert!(
-                !definition.is_empty() && definition != "TODO",
+                !definition.is_empty() && !definition.contains("TODO"),
                 "term `{}`: no {dir} definition",
                 term.id
             );

@@ -65,7 +65,8 @@ fn every_file_of_appendix_c_is_described_in_both_editions_and_nothing_else_is() 
                 None => undescribed.push(format!("{file}: no entry")),
                 Some(entry) => {
                     for edition in Edition::ALL {
-                        if entry.text(edition).trim().is_empty() {
+                        let text = entry.text(edition).trim();
+                        if text.is_empty() || text.contains("TODO") {
                             undescribed.push(format!("{file}: no {} text", edition.dir()));
                         }
                     }

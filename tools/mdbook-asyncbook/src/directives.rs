@@ -7,7 +7,9 @@
 //! appendices and the book's checks — asks this module, which matches them
 //! the way mdBook 0.5.4 does: `{{ #name args }}` where `args` holds no `}`,
 //! and `\{{#…}}` (up to the last `}}` of its line) is an escape that renders
-//! as written without the backslash.
+//! as written without the backslash. One difference: mdBook needs
+//! arguments, and this also finds the plug-in's `{{#glossary}}`, which
+//! mdBook leaves alone.
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -32,19 +34,21 @@ pub fn directives(text: &str) -> Vec<Directive<'_>> {
         let start = at + found;
         if start > 0 && bytes[start - 1] == b'\\' && text[start..].starts_with("{{#") {
             // An escape runs to the last `}}` of its line (mdBook's `.*`).
+            // Without one on the line it is no escape, and mdBook reads a
+            // directive from the `{{` on.
             let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
-            at = match text[start..line_end].rfind("}}") {
-                Some(close) => start + close + 2,
-                None => start + 2,
-            };
-            continue;
+            if let Some(close) = text[start..line_end].rfind("}}") {
+                at = start + close + 2;
+                continue;
+            }
         }
         match parse_at(text, start) {
             Some(directive) => {
                 at = directive.range.end;
                 out.push(directive);
             }
-            None => at = start + 2,
+            // `{{{#…}}`: mdBook tries again from the next brace.
+            None => at = start + 1,
         }
     }
     out
@@ -249,6 +253,16 @@ mod tests {
             &text[directives(text)[0].range.clone()],
             "{{#include x.rs:main}}"
         );
+    }
+
+    #[test]
+    fn corner_cases_read_as_mdbook_reads_them() {
+        // A third brace: mdBook matches from the second.
+        let three = "{{{#include a.rs}}}";
+        assert_eq!(directives(three)[0].range, 1..18);
+        // A backslash with no `}}` on its line escapes nothing.
+        let open = "\\{{#include\n  a.rs}}";
+        assert_eq!(directives(open)[0].args, "a.rs");
     }
 
     #[test]

@@ -123,6 +123,31 @@ impl Frames {
             }
             includes_of.push(module);
         }
+        // The frame puts the module includes together, in `lib.rs` order:
+        // so must the author, or the reader's lines would move.
+        let at: Vec<usize> = (0..lines.len())
+            .filter(|&i| includes_of[i].is_some())
+            .collect();
+        if let (Some(&first), Some(&last)) = (at.first(), at.last()) {
+            let position = |m: &Module| self.modules.iter().position(|k| k.path == m.path);
+            let in_order = at.windows(2).all(|w| {
+                position(includes_of[w[0]].unwrap()) <= position(includes_of[w[1]].unwrap())
+            });
+            let together =
+                (first..=last).all(|i| includes_of[i].is_some() || lines[i].trim().is_empty());
+            if !in_order || !together {
+                return Err(format!(
+                    "the includes of listings modules must stand together, in the order of \
+                     listings/src/lib.rs ({}): the hidden frame keeps them in that order",
+                    self.modules
+                        .iter()
+                        .map(|m| m.path.join("::"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+                .into());
+            }
+        }
         let named = needs_of_text(&own_text, None).map_err(|e| format!("the block: {e}"))?;
         needed.extend(
             self.modules_named(named, None)
@@ -169,14 +194,12 @@ impl Frames {
         includes_of: &[Option<&Module>],
         dir: &str,
     ) -> String {
-        // The prefix of the first include line (indentation inside a list).
-        let prefix: String = includes_of
+        // The block's indentation (inside a list item), from its first line
+        // that has text: every line of the frame needs it.
+        let prefix: String = lines
             .iter()
-            .position(Option::is_some)
-            .map(|i| {
-                let line = lines[i];
-                line[..line.len() - line.trim_start().len()].to_string()
-            })
+            .find(|line| !line.trim().is_empty())
+            .map(|line| line[..line.len() - line.trim_start().len()].to_string())
             .unwrap_or_default();
         let mut out = format!("{prefix}# mod listings {{\n");
         let mut open: Vec<&str> = Vec::new();
@@ -354,6 +377,17 @@ fn tokens(text: &str) -> std::result::Result<Vec<Token>, String> {
                     i += 1;
                 }
             }
+        } else if c == 'r' && at(i + 1) == '#' && (at(i + 2).is_alphabetic() || at(i + 2) == '_') {
+            // A raw identifier: r#async is the identifier `async`.
+            let start = i + 2;
+            i = start;
+            while at(i).is_alphanumeric() || at(i) == '_' {
+                i += 1;
+            }
+            out.push(Token::Ident(chars[start..i].iter().collect()));
+        } else if matches!(c, 'b' | 'c') && at(i + 1) == 'r' && matches!(at(i + 2), '"' | '#') {
+            // br"…" and cr"…" read as r"…" from the next character.
+            i += 1;
         } else if c == 'r'
             && (at(i + 1) == '"' || (at(i + 1) == '#' && matches!(at(i + 2), '"' | '#')))
         {
@@ -409,10 +443,7 @@ fn tokens(text: &str) -> std::result::Result<Vec<Token>, String> {
             while at(i).is_alphanumeric() || at(i) == '_' {
                 i += 1;
             }
-            let ident: String = chars[start..i].iter().collect();
-            out.push(Token::Ident(
-                ident.strip_prefix("r#").unwrap_or(&ident).to_string(),
-            ));
+            out.push(Token::Ident(chars[start..i].iter().collect()));
         } else if c == ':' && at(i + 1) == ':' {
             out.push(Token::PathSep);
             i += 2;
@@ -469,9 +500,10 @@ fn needs_of_text(
                     inline.push((name.clone(), depth + 1));
                 }
             }
-            Token::Ident(_)
+            Token::Ident(word)
                 if tokens.get(i + 1) == Some(&Token::PathSep)
-                    && (i == 0 || tokens[i - 1] != Token::PathSep) =>
+                    && !KEYWORDS.contains(&word.as_str())
+                    && is_path_start(&tokens, i) =>
             {
                 let mut paths = Vec::new();
                 let next = use_tree(&tokens, i, Vec::new(), &mut paths);
@@ -488,6 +520,29 @@ fn needs_of_text(
         i += 1;
     }
     Ok(out)
+}
+
+/// Keywords that can stand before a leading `::` (`use ::listings::x`) and
+/// never start a path themselves (`self`, `super` and `crate` do).
+const KEYWORDS: &[&str] = &[
+    "as", "async", "await", "break", "const", "dyn", "else", "enum", "extern", "fn", "for", "if",
+    "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static",
+    "struct", "trait", "type", "unsafe", "use", "where", "while",
+];
+
+/// Whether the identifier at `i` starts a path: nothing path-like before
+/// it, or only a leading `::` (`::listings::x`).
+fn is_path_start(tokens: &[Token], i: usize) -> bool {
+    if i == 0 || tokens[i - 1] != Token::PathSep {
+        return true;
+    }
+    // A `::` after a name (`a::listings`) continues a path; after anything
+    // else (`use ::listings`, `(::listings`) it starts one.
+    match i.checked_sub(2).map(|j| &tokens[j]) {
+        Some(Token::Ident(word)) => KEYWORDS.contains(&word.as_str()),
+        Some(Token::Punct('>' | ')')) => false,
+        _ => true,
+    }
 }
 
 /// Whether the tokens start with an attribute that keeps the item out of
@@ -549,17 +604,20 @@ fn skip_item(tokens: &[Token], mut i: usize) -> usize {
             i += 1;
         }
     }
-    let mut depth = 0;
+    // The item ends at a `;` outside all brackets (`[u8; 2]` holds one),
+    // or where the first `{…}` outside all brackets closes.
+    let mut open: Vec<char> = Vec::new();
     while i < tokens.len() {
         match tokens[i] {
-            Token::Punct(';') if depth == 0 => return i + 1,
-            Token::Punct('{') => depth += 1,
-            Token::Punct('}') => {
-                depth -= 1;
-                if depth == 0 {
-                    return i + 1;
-                }
+            Token::Punct(';') if open.is_empty() => return i + 1,
+            Token::Punct(c @ ('(' | '[' | '{')) => open.push(c),
+            Token::Punct(')' | ']') => {
+                open.pop();
             }
+            Token::Punct('}') => match open.pop() {
+                Some('{') if open.is_empty() => return i + 1,
+                _ => {}
+            },
             _ => {}
         }
         i += 1;
@@ -697,6 +755,25 @@ use super::super::std_executor::Task;
     }
 
     #[test]
+    fn raw_identifiers_raw_strings_and_brackets() {
+        let text = r##"
+const A: &[u8] = br#"super::super::pinning"#;
+use ::listings::timer;
+#[cfg(test)]
+const B: [u8; 2] = [0; 2];
+#[cfg(test)]
+use crate::test_wakers::TestWaker;
+use super::r#async::Thing;
+"##;
+        let found = needs_of_text(text, Some(&["a".to_string()])).unwrap();
+        assert_eq!(names(&found), ["async::Thing"]);
+        assert_eq!(
+            names(&needs_of_text("use ::listings::timer;", None).unwrap()),
+            ["timer"]
+        );
+    }
+
+    #[test]
     fn the_module_tree_follows_lib_rs() {
         let frames = Frames::load(&root()).unwrap();
         let paths: Vec<String> = frames.modules().iter().map(|m| m.path.join("::")).collect();
@@ -752,6 +829,26 @@ use super::super::std_executor::Task;
             ),
             "{framed}"
         );
+    }
+
+    #[test]
+    fn the_frame_keeps_the_blocks_indentation() {
+        let frames = Frames::load(&root()).unwrap();
+        let body = "   {{#rustdoc_include ../../listings/examples/ch02_timer.rs::0}}\n";
+        let framed = frames.write(body, "src/ja").unwrap().unwrap();
+        assert!(framed.lines().all(|l| l.starts_with("   ")), "{framed}");
+    }
+
+    #[test]
+    fn module_includes_must_stand_together_in_lib_rs_order() {
+        let frames = Frames::load(&root()).unwrap();
+        let reordered = "{{#include ../../listings/src/timer.rs}}\n{{#include ../../listings/src/executor.rs}}\n";
+        let error = frames.write(reordered, "src/ja").unwrap_err().to_string();
+        assert!(error.contains("in the order of"), "{error}");
+        let apart = "{{#include ../../listings/src/executor.rs}}\n// between\n{{#include ../../listings/src/timer.rs}}\n";
+        assert!(frames.write(apart, "src/ja").is_err());
+        let fine = "{{#include ../../listings/src/executor.rs}}\n\n{{#include ../../listings/src/timer.rs}}\n";
+        assert!(frames.write(fine, "src/ja").unwrap().is_some());
     }
 
     #[test]
