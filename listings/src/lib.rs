@@ -14,8 +14,9 @@
 //! | [`real_future`] | 1: the same socket read on `std::future::Future` |
 //! | [`pinning`] | 1: why a self-referential value must not move |
 //! | [`timer`] | 2: `TimerFuture`, one thread per timer |
-//! | [`executor`] | 3: a channel executor with `ArcWake` |
+//! | [`executor`] | 3: a channel executor with `ArcWake` (the first shape) |
 //! | [`std_executor`] | 3: the same executor on `std::task::Wake` |
+//! | [`fixed_executor`] | 3: the executor done right: wakes never block, a task is queued once |
 //! | [`state_machine`] | 4: async code and its hand-written state machines |
 //! | [`pitfalls`] | bugs the book shows on purpose, each with its test |
 //! | [`exercises`] | solutions to the exercises at the end of each chapter |
@@ -23,6 +24,7 @@
 pub mod combinators;
 pub mod executor;
 pub mod exercises;
+pub mod fixed_executor;
 pub mod pinning;
 pub mod pitfalls;
 pub mod real_future;

@@ -79,7 +79,6 @@ impl PinnedSelfRef {
 mod tests {
     use super::*;
     use std::mem;
-    use std::pin::pin;
 
     #[test]
     fn swapping_breaks_an_unpinned_self_reference() {
@@ -96,13 +95,29 @@ mod tests {
         assert!(ptr::eq(a.ptr, &b.value));
     }
 
+    /// What safe code can do with a pinned value is move the pointer that
+    /// pins it: the value stays put. (What `Pin` adds, that safe code cannot
+    /// get the `&mut` that would move it out, is a compile-time matter:
+    /// `listings/compile_fail/pin_forbids_swap.rs` checks it.)
     #[test]
-    fn a_pinned_self_reference_stays_valid() {
-        let mut a = pin!(PinnedSelfRef::new(1));
-        a.as_mut().init();
-        assert!(a.points_to_itself());
-        // Moving the `Pin` moves the pointer to the value, not the value.
-        let moved = a;
+    fn pinned_self_references_survive_the_moves_safe_code_can_make() {
+        // Moved out of a `Vec`, a plain value's pointer goes stale…
+        let mut plain = vec![SelfRef::new(1)];
+        plain[0].init();
+        assert!(plain[0].points_to_itself());
+        let moved = plain.remove(0);
+        assert!(!moved.points_to_itself());
+        // …while a pinned one stays where it was pinned: safe code can move
+        // the `Pin<Box<_>>` around, never the value inside.
+        let mut pinned: Vec<Pin<Box<PinnedSelfRef>>> =
+            (0..8).map(|v| Box::pin(PinnedSelfRef::new(v))).collect();
+        for value in &mut pinned {
+            value.as_mut().init();
+        }
+        pinned.swap(0, 7);
+        pinned.extend((8..64).map(|v| Box::pin(PinnedSelfRef::new(v))));
+        let moved = pinned.remove(0);
         assert!(moved.points_to_itself());
+        assert!(pinned[..7].iter().all(|value| value.points_to_itself()));
     }
 }

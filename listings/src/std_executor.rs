@@ -92,6 +92,7 @@ mod tests {
     fn runs_the_howdy_task_with_std_alone() {
         let (executor, spawner) = new_executor_and_spawner(16);
         let (tx, rx) = mpsc::channel();
+        let started = std::time::Instant::now();
         spawner.spawn(async move {
             tx.send("howdy!").unwrap();
             crate::timer::TimerFuture::new(Duration::from_millis(20)).await;
@@ -100,6 +101,8 @@ mod tests {
         drop(spawner);
         executor.run();
         assert_eq!(rx.try_iter().collect::<Vec<_>>(), ["howdy!", "done!"]);
+        // A timer never fires early: `done!` came after the full 20 ms.
+        assert!(started.elapsed() >= Duration::from_millis(20));
     }
 
     /// Ready on its first poll, after keeping a clone of its waker, which

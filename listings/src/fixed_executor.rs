@@ -1,0 +1,741 @@
+//! Chapter 3: the channel executor done right.
+//!
+//! The first executor ([`super::executor`]) breaks with real futures: its
+//! `wake` blocks while the bounded queue is full, every wake-up costs a
+//! queue entry and a poll, `run` waits for every waker anyone still holds,
+//! and a panicking task takes all the others down (see
+//! [`super::pitfalls::channel_executor`]). This one keeps its shape — an
+//! executor, a spawner, tasks that put themselves back on a queue — and fixes
+//! each of those:
+//!
+//! - `wake` never waits for the executor: it pushes onto an unbounded queue
+//!   under a lock that nobody holds for longer than a push or a pop.
+//! - A task carries a `scheduled` flag and sits on the queue at most once,
+//!   however often it is woken; so the queue never holds more entries than
+//!   there are tasks, and a wake-up does O(1) work.
+//! - `run` counts live tasks and returns once all have completed and no
+//!   [`Spawner`] is left, whoever still holds their wakers.
+//! - A task that panics is dropped and the others keep running; once they
+//!   have all completed, `run` resumes the first panic. (`std::thread::scope`
+//!   takes the same order: it joins every thread, then panics.)
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::panic::{self, AssertUnwindSafe};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::task::{Context, Poll, Wake, Waker};
+use std::thread;
+
+// Under `--cfg loom` the model checker's lock, condition variable and flag
+// stand in for std's, so that it can try every interleaving of `wake` and
+// `run` (see the tests). `Arc` stays std's: `Waker::from` takes only that.
+#[cfg(loom)]
+use loom::sync::{Condvar, Mutex, atomic::AtomicBool};
+#[cfg(not(loom))]
+use std::sync::{Condvar, Mutex, atomic::AtomicBool};
+
+/// A pinned, boxed future that can move between threads.
+type BoxedFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
+
+// ANCHOR: types
+/// Polls tasks as they are woken, on the thread that calls [`Executor::run`].
+#[derive(Debug)]
+pub struct Executor {
+    shared: Arc<Shared>,
+}
+
+/// Starts tasks on the executor. Clone it to spawn from several places.
+#[derive(Debug)]
+pub struct Spawner {
+    shared: Arc<Shared>,
+}
+
+/// What the executor, its spawners and its tasks share.
+#[derive(Debug)]
+struct Shared {
+    queue: Mutex<Queue>,
+    /// Signalled when a task is queued or the last spawner goes.
+    changed: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct Queue {
+    /// Tasks to poll, each at most once (see `Task::scheduled`).
+    ready: VecDeque<Arc<Task>>,
+    /// Spawned tasks that have not completed.
+    live: usize,
+    /// `Spawner`s in existence: while one is, more tasks may come.
+    spawners: usize,
+    /// Set when the executor is dropped: nothing is queued any more.
+    closed: bool,
+}
+
+/// A top-level future, and whether it is on the queue.
+struct Task {
+    /// `None` once the future has completed (or panicked).
+    future: Mutex<Option<BoxedFuture>>,
+    /// True while the task is on the queue, and for good once it has
+    /// completed: a wake-up that finds it true has nothing to do.
+    scheduled: AtomicBool,
+    shared: Arc<Shared>,
+}
+// ANCHOR_END: types
+
+impl std::fmt::Debug for Task {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Task")
+            .field("scheduled", &self.scheduled)
+            .finish_non_exhaustive()
+    }
+}
+
+/// An executor and the spawner that feeds it.
+pub fn new_executor_and_spawner() -> (Executor, Spawner) {
+    let shared = Arc::new(Shared {
+        queue: Mutex::new(Queue {
+            spawners: 1,
+            ..Queue::default()
+        }),
+        changed: Condvar::new(),
+    });
+    let spawner = Spawner {
+        shared: Arc::clone(&shared),
+    };
+    (Executor { shared }, spawner)
+}
+
+// ANCHOR: wake
+impl Wake for Task {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        // Already queued, or completed: nothing to do. `Release` makes what
+        // the waker did before waking (say, storing the data the task
+        // waits for) visible to the executor when it clears the flag
+        // before the next poll, which then sees it. Both sides must be
+        // read-modify-writes (`swap`): a plain `load` here, to skip the
+        // write when the flag is set, could read a value older than the
+        // executor's clear and drop a wake-up that needs a poll.
+        if self.scheduled.swap(true, Ordering::Release) {
+            return;
+        }
+        self.shared.push(Arc::clone(self));
+    }
+}
+
+impl Shared {
+    /// Queues a task whose flag the caller has just set. Never waits for
+    /// the executor: the lock is only ever held for a push or a pop.
+    fn push(&self, task: Arc<Task>) {
+        let mut queue = self.queue.lock().unwrap();
+        if queue.closed {
+            return; // the executor is gone; dropping `task` is all there is
+        }
+        queue.ready.push_back(task);
+        drop(queue);
+        self.changed.notify_one();
+    }
+}
+// ANCHOR_END: wake
+
+// ANCHOR: spawn
+impl Spawner {
+    /// Starts `future` as a new task; its first poll happens in `run`.
+    pub fn spawn(&self, future: impl Future<Output = ()> + Send + 'static) {
+        let task = Arc::new(Task {
+            future: Mutex::new(Some(Box::pin(future))),
+            // Queued right away, so already scheduled.
+            scheduled: AtomicBool::new(true),
+            shared: Arc::clone(&self.shared),
+        });
+        self.shared.queue.lock().unwrap().live += 1;
+        self.shared.push(task);
+    }
+}
+
+impl Clone for Spawner {
+    fn clone(&self) -> Self {
+        self.shared.queue.lock().unwrap().spawners += 1;
+        Spawner {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+}
+
+impl Drop for Spawner {
+    fn drop(&mut self) {
+        let mut queue = self.shared.queue.lock().unwrap();
+        queue.spawners -= 1;
+        let last = queue.spawners == 0;
+        drop(queue);
+        if last {
+            // `run` may be waiting for this to know that it is done (on
+            // every thread that runs the executor).
+            self.shared.changed.notify_all();
+        }
+    }
+}
+// ANCHOR_END: spawn
+
+// ANCHOR: run
+impl Executor {
+    /// Polls tasks as they are woken. Returns once every spawned task has
+    /// completed and every `Spawner` is gone; wakers held elsewhere do not
+    /// count. A task that panics is dropped, the others run on, and the
+    /// first such panic is resumed when they are done.
+    pub fn run(&self) {
+        let mut first_panic = None;
+        while let Some(task) = self.next_task() {
+            if let Err(payload) = task.poll() {
+                first_panic.get_or_insert(payload);
+            }
+        }
+        if let Some(payload) = first_panic {
+            panic::resume_unwind(payload);
+        }
+    }
+
+    /// The next task to poll, waiting for one; `None` once no task is live
+    /// and no spawner is left to start one.
+    fn next_task(&self) -> Option<Arc<Task>> {
+        let mut queue = self.shared.queue.lock().unwrap();
+        loop {
+            if let Some(task) = queue.ready.pop_front() {
+                return Some(task);
+            }
+            if queue.live == 0 && queue.spawners == 0 {
+                return None;
+            }
+            queue = self.shared.changed.wait(queue).unwrap();
+        }
+    }
+}
+
+impl Task {
+    /// Polls the task's future once, unless it has completed. Returns the
+    /// panic, if the future (or its destructor) panicked.
+    fn poll(self: &Arc<Self>) -> thread::Result<()> {
+        let mut slot = self.future.lock().unwrap();
+        let Some(future) = slot.as_mut() else {
+            // Completed while a wake-up was queueing it. Its flag stays set
+            // for good, so this happens once at most.
+            return Ok(());
+        };
+        // From now on a wake-up queues the task again, even one that comes
+        // while it is being polled. `Acquire` pairs with the `Release` in
+        // `wake_by_ref`: the poll sees what the waker did before waking.
+        self.scheduled.swap(false, Ordering::Acquire);
+        let waker = Waker::from(Arc::clone(self));
+        let mut cx = Context::from_waker(&waker);
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(&mut cx)));
+        if let Ok(Poll::Pending) = outcome {
+            return Ok(());
+        }
+        // Completed, or panicked: never queue it again, and count it out.
+        self.scheduled.store(true, Ordering::Relaxed);
+        let finished = slot.take();
+        drop(slot);
+        let mut queue = self.shared.queue.lock().unwrap();
+        queue.live -= 1;
+        let last = queue.live == 0;
+        drop(queue);
+        if last {
+            self.shared.changed.notify_all();
+        }
+        // Drop the future (and what it holds) now, outside every lock: its
+        // destructor may wake other tasks, and may panic too.
+        let dropped = panic::catch_unwind(AssertUnwindSafe(|| drop(finished)));
+        outcome.map(drop).and(dropped)
+    }
+}
+// ANCHOR_END: run
+
+impl Drop for Executor {
+    fn drop(&mut self) {
+        // Tasks on the queue hold the shared state, which holds the queue:
+        // empty it, and let nothing be queued again, so that no task is
+        // kept alive by that cycle. The tasks are dropped after unlocking:
+        // dropping a future may wake other tasks, which takes the lock.
+        let queued = {
+            let mut queue = self.shared.queue.lock().unwrap();
+            queue.closed = true;
+            std::mem::take(&mut queue.ready)
+        };
+        drop(queued);
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::mpsc;
+    use std::thread;
+    use std::time::{Duration, Instant};
+
+    const PATIENCE: Duration = Duration::from_secs(20);
+
+    /// Runs the executor on a thread; the receiver hears how `run` ended.
+    fn run_in_background(executor: Executor) -> mpsc::Receiver<thread::Result<()>> {
+        let (done, returned) = mpsc::channel();
+        thread::spawn(move || {
+            let outcome = panic::catch_unwind(AssertUnwindSafe(|| executor.run()));
+            let _ = done.send(outcome);
+        });
+        returned
+    }
+
+    /// Pending until `wakes` wake-ups have happened, counting its polls; on
+    /// its first poll it wakes itself `wakes` times.
+    struct WakeSelf {
+        wakes: usize,
+        polls: Arc<AtomicUsize>,
+    }
+
+    impl Future for WakeSelf {
+        type Output = ();
+        fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+            if self.polls.fetch_add(1, Ordering::SeqCst) == 0 {
+                for _ in 0..self.wakes {
+                    cx.waker().wake_by_ref();
+                }
+                return Poll::Pending;
+            }
+            Poll::Ready(())
+        }
+    }
+
+    #[test]
+    fn a_task_woken_many_times_before_its_poll_is_polled_once_more() {
+        let (executor, spawner) = new_executor_and_spawner();
+        let polls = Arc::new(AtomicUsize::new(0));
+        spawner.spawn(WakeSelf {
+            wakes: 10_001,
+            polls: Arc::clone(&polls),
+        });
+        drop(spawner);
+        executor.run();
+        // The first wake-up queued the task; the other 10,000 found it
+        // queued already. (The first executor polls it 10,002 times, if its
+        // queue does not block first: see pitfalls::channel_executor.)
+        assert_eq!(polls.load(Ordering::SeqCst), 2);
+    }
+
+    /// A stand-in for a library that calls `wake` while holding its own
+    /// lock, as event-listener (under async-channel and async-lock) does.
+    #[derive(Default)]
+    struct Library {
+        waiting: std::sync::Mutex<Option<Waker>>,
+    }
+
+    #[test]
+    fn a_wake_under_a_library_lock_never_blocks() {
+        let (executor, spawner) = new_executor_and_spawner();
+        let library = Arc::new(Library::default());
+        let (first_polled, polled) = mpsc::channel();
+        // A task that waits on the library once.
+        let (lib, mut waited) = (Arc::clone(&library), false);
+        spawner.spawn(std::future::poll_fn(move |cx| {
+            if waited {
+                return Poll::Ready(());
+            }
+            waited = true;
+            *lib.waiting.lock().unwrap() = Some(cx.waker().clone());
+            first_polled.send(()).unwrap();
+            Poll::Pending
+        }));
+        let returned = run_in_background(executor);
+        polled.recv_timeout(PATIENCE).unwrap();
+        // The library's thread holds its lock while tasks that need the
+        // lock are spawned; it wakes the first task once the executor's
+        // thread is blocked on the lock, polling one of them.
+        let (locking_tx, locking) = mpsc::channel();
+        let (woke_tx, woke) = mpsc::channel();
+        let lib = Arc::clone(&library);
+        thread::spawn(move || {
+            let mut waiting = lib.waiting.lock().unwrap();
+            for _ in 0..3 {
+                let (lib, locking_tx) = (Arc::clone(&lib), locking_tx.clone());
+                spawner.spawn(async move {
+                    let _ = locking_tx.send(());
+                    drop(lib.waiting.lock().unwrap());
+                });
+            }
+            drop(spawner);
+            // The executor's thread is about to take the lock (or has).
+            locking.recv().unwrap();
+            // The first executor blocks here for good, holding the lock
+            // (pitfalls::channel_executor).
+            waiting.take().unwrap().wake();
+            woke_tx.send(()).unwrap();
+        });
+        woke.recv_timeout(PATIENCE)
+            .expect("the wake-up returns while the executor waits for the lock");
+        returned
+            .recv_timeout(PATIENCE)
+            .expect("every task completes")
+            .unwrap();
+    }
+
+    #[test]
+    fn spawning_many_then_yielding_never_blocks() {
+        let (executor, spawner) = new_executor_and_spawner();
+        let ran = Arc::new(AtomicUsize::new(0));
+        let inner = spawner.clone();
+        let counter = Arc::clone(&ran);
+        spawner.spawn(async move {
+            // More than the first executor's queue holds (10,000).
+            for _ in 0..20_000 {
+                let counter = Arc::clone(&counter);
+                inner.spawn(async move {
+                    counter.fetch_add(1, Ordering::Relaxed);
+                });
+            }
+            // Give way once: the task wakes itself and is queued behind them.
+            super::super::state_machine::yield_now().await;
+            counter.fetch_add(1, Ordering::Relaxed);
+        });
+        drop(spawner);
+        let returned = run_in_background(executor);
+        returned.recv_timeout(PATIENCE).unwrap().unwrap();
+        assert_eq!(ran.load(Ordering::Relaxed), 20_001);
+    }
+
+    #[test]
+    fn wake_storms_from_three_threads_queue_the_task_once() {
+        let (executor, spawner) = new_executor_and_spawner();
+        let polls = Arc::new(AtomicUsize::new(0));
+        let (waker_tx, waker_rx) = mpsc::channel();
+        let counted = Arc::clone(&polls);
+        spawner.spawn(std::future::poll_fn(move |cx| {
+            if counted.fetch_add(1, Ordering::SeqCst) == 0 {
+                waker_tx.send(cx.waker().clone()).unwrap();
+                return Poll::Pending;
+            }
+            Poll::Ready(())
+        }));
+        drop(spawner);
+        // The first poll, as `run` makes it; the task is then off the queue.
+        executor.next_task().unwrap().poll().unwrap();
+        let waker: Waker = waker_rx.try_recv().unwrap();
+        let storms: Vec<_> = (0..3)
+            .map(|_| {
+                let waker = waker.clone();
+                thread::spawn(move || (0..10_000).for_each(|_| waker.wake_by_ref()))
+            })
+            .collect();
+        for storm in storms {
+            storm.join().unwrap();
+        }
+        // 30,000 wake-ups, one queue entry, one more poll.
+        assert_eq!(executor.shared.queue.lock().unwrap().ready.len(), 1);
+        executor.run();
+        assert_eq!(polls.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn run_returns_when_every_task_has_completed_even_if_wakers_live_on() {
+        let (executor, spawner) = new_executor_and_spawner();
+        let (kept_tx, kept_rx) = mpsc::channel();
+        spawner.spawn(std::future::poll_fn(move |cx| {
+            // A library keeps the waker (say, a timer that has not fired),
+            // but the task no longer needs it.
+            kept_tx.send(cx.waker().clone()).unwrap();
+            Poll::Ready(())
+        }));
+        drop(spawner);
+        let returned = run_in_background(executor);
+        let kept: Waker = kept_rx.recv_timeout(PATIENCE).expect("the task ran");
+        returned
+            .recv_timeout(PATIENCE)
+            .expect("run returns while the waker is still held")
+            .unwrap();
+        // Waking a completed task does nothing.
+        kept.wake();
+    }
+
+    #[test]
+    fn a_completed_task_is_freed_when_its_last_waker_goes() {
+        let (executor, spawner) = new_executor_and_spawner();
+        let (kept_tx, kept_rx) = mpsc::channel();
+        let payload = Arc::new(());
+        let held = Arc::clone(&payload);
+        spawner.spawn(std::future::poll_fn(move |cx| {
+            let _ = &held;
+            kept_tx.send(cx.waker().clone()).unwrap();
+            Poll::Ready(())
+        }));
+        drop(spawner);
+        executor.run();
+        // The future (and what it held) went when it completed.
+        assert_eq!(Arc::strong_count(&payload), 1);
+        let kept: Waker = kept_rx.try_recv().unwrap();
+        let shared = Arc::downgrade(&executor.shared);
+        drop(executor);
+        // The waker keeps the task, and the task the shared state…
+        assert!(shared.upgrade().is_some());
+        kept.wake(); // …until it goes; waking after the executor is gone does nothing.
+        assert!(shared.upgrade().is_none(), "nothing is left behind");
+    }
+
+    #[test]
+    fn dropping_the_executor_frees_queued_tasks() {
+        let (executor, spawner) = new_executor_and_spawner();
+        let witness = Arc::new(());
+        let held = Arc::clone(&witness);
+        spawner.spawn(async move {
+            let _ = &held;
+        });
+        drop(spawner);
+        // Never run: the task sits on the queue, holding the shared state
+        // that holds the queue.
+        let shared = Arc::downgrade(&executor.shared);
+        drop(executor);
+        assert_eq!(Arc::strong_count(&witness), 1, "the future was dropped");
+        assert!(shared.upgrade().is_none(), "no cycle keeps anything alive");
+    }
+
+    #[test]
+    fn a_panic_in_a_futures_destructor_is_a_panic_of_its_task() {
+        struct PanicOnDrop;
+        impl Drop for PanicOnDrop {
+            fn drop(&mut self) {
+                panic!("dropping failed");
+            }
+        }
+        let (executor, spawner) = new_executor_and_spawner();
+        let (tx, rx) = mpsc::channel();
+        let (release, released) = futures::channel::oneshot::channel::<()>();
+        spawner.spawn(async move {
+            released.await.unwrap();
+            tx.send("the other task completed").unwrap();
+        });
+        // The guard belongs to the future itself (an async block would drop
+        // its locals inside its last poll): it goes when the executor drops
+        // the completed future.
+        let (guard, mut release) = (PanicOnDrop, Some(release));
+        spawner.spawn(std::future::poll_fn(move |_| {
+            let _ = &guard;
+            let _ = release.take().unwrap().send(());
+            Poll::Ready(())
+        }));
+        drop(spawner);
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| executor.run()));
+        let payload = outcome.expect_err("run resumes the destructor's panic");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"dropping failed"));
+        assert_eq!(rx.try_recv(), Ok("the other task completed"));
+    }
+
+    #[test]
+    fn two_threads_running_the_executor_both_return() {
+        let (executor, spawner) = new_executor_and_spawner();
+        let executor = Arc::new(executor);
+        let runners: Vec<_> = (0..2)
+            .map(|_| {
+                let executor = Arc::clone(&executor);
+                let (done, returned) = mpsc::channel();
+                thread::spawn(move || {
+                    executor.run();
+                    done.send(()).unwrap();
+                });
+                returned
+            })
+            .collect();
+        let (tx, rx) = mpsc::channel();
+        spawner.spawn(async move { tx.send("ran").unwrap() });
+        drop(spawner);
+        for returned in runners {
+            returned.recv_timeout(PATIENCE).expect("each run returns");
+        }
+        assert_eq!(rx.try_recv(), Ok("ran"));
+    }
+
+    #[test]
+    fn a_panicking_task_is_dropped_and_run_resumes_the_panic_after_the_others() {
+        let (executor, spawner) = new_executor_and_spawner();
+        let (tx, rx) = mpsc::channel();
+        let (release, released) = futures::channel::oneshot::channel::<()>();
+        spawner.spawn(async move {
+            released.await.unwrap();
+            tx.send("the other task completed").unwrap();
+        });
+        spawner.spawn(async move {
+            let _ = release.send(());
+            panic!("task failed");
+        });
+        drop(spawner);
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| executor.run()));
+        let payload = outcome.expect_err("run resumes the task's panic");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"task failed"));
+        assert_eq!(rx.try_recv(), Ok("the other task completed"));
+    }
+
+    #[test]
+    fn run_waits_while_a_spawner_may_still_spawn() {
+        let (executor, spawner) = new_executor_and_spawner();
+        let returned = run_in_background(executor);
+        assert!(returned.recv_timeout(Duration::from_millis(100)).is_err());
+        let (tx, rx) = mpsc::channel();
+        spawner.spawn(async move { tx.send("late task ran").unwrap() });
+        drop(spawner);
+        returned.recv_timeout(PATIENCE).unwrap().unwrap();
+        assert_eq!(rx.try_recv(), Ok("late task ran"));
+    }
+
+    #[test]
+    fn howdy_task_waits_for_its_timer() {
+        let (executor, spawner) = new_executor_and_spawner();
+        let (tx, rx) = mpsc::channel();
+        let started = Instant::now();
+        spawner.spawn(async move {
+            tx.send("howdy!").unwrap();
+            super::super::timer::TimerFuture::new(Duration::from_millis(20)).await;
+            tx.send("done!").unwrap();
+        });
+        drop(spawner);
+        executor.run();
+        assert_eq!(rx.try_iter().collect::<Vec<_>>(), ["howdy!", "done!"]);
+        assert!(started.elapsed() >= Duration::from_millis(20));
+    }
+
+    /// Futures of well-known crates, woken from their own threads and under
+    /// their own locks: async-channel and async-lock (event-listener
+    /// underneath), and futures' oneshot.
+    #[test]
+    fn runs_futures_of_real_libraries() {
+        let (executor, spawner) = new_executor_and_spawner();
+        let (tx, rx) = async_channel::bounded::<u64>(4);
+        let lock = Arc::new(async_lock::Mutex::new(0u64));
+        let producers: Vec<_> = (0..3)
+            .map(|p| {
+                let tx = tx.clone();
+                thread::spawn(move || {
+                    for i in 0..2_000 {
+                        tx.send_blocking(p * 10_000 + i).unwrap();
+                    }
+                })
+            })
+            .collect();
+        drop(tx);
+        for _ in 0..4 {
+            let (rx, lock) = (rx.clone(), Arc::clone(&lock));
+            spawner.spawn(async move {
+                while let Ok(value) = rx.recv().await {
+                    *lock.lock().await += value;
+                }
+            });
+        }
+        let (sum_tx, sum_rx) = futures::channel::oneshot::channel();
+        let total = Arc::clone(&lock);
+        let (done_tx, done_rx) = futures::channel::oneshot::channel::<()>();
+        spawner.spawn(async move {
+            done_rx.await.unwrap();
+            sum_tx.send(*total.lock().await).unwrap();
+        });
+        drop(spawner);
+        let returned = run_in_background(executor);
+        for producer in producers {
+            producer.join().unwrap();
+        }
+        // All values are sent; wait until the consumers have added them.
+        let want: u64 = (0..3u64)
+            .flat_map(|p| (0..2_000u64).map(move |i| p * 10_000 + i))
+            .sum();
+        let deadline = Instant::now() + PATIENCE;
+        while *lock.lock_blocking() != want {
+            assert!(Instant::now() < deadline, "the consumers stalled");
+            thread::sleep(Duration::from_millis(1));
+        }
+        done_tx.send(()).unwrap();
+        returned.recv_timeout(PATIENCE).unwrap().unwrap();
+        assert_eq!(futures::executor::block_on(sum_rx), Ok(want));
+    }
+}
+
+/// loom tries every interleaving of a wake from another thread with the
+/// executor's clearing of the flag and its poll: the wake is never lost
+/// (the task is polled again after it, and that poll sees what the waker
+/// published) and the task is never on the queue twice.
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::*;
+    use loom::sync::atomic::AtomicUsize;
+
+    /// A task whose first poll stores its waker in `slot` and wakes itself
+    /// (so it is queued again), and which is ready once `data` is 1.
+    fn spawn_waiting_task(
+        spawner: &Spawner,
+        slot: &Arc<Mutex<Option<Waker>>>,
+        data: &Arc<AtomicUsize>,
+    ) {
+        let (slot, data) = (Arc::clone(slot), Arc::clone(data));
+        let mut first = true;
+        spawner.spawn(std::future::poll_fn(move |cx| {
+            if first {
+                first = false;
+                *slot.lock().unwrap() = Some(cx.waker().clone());
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            if data.load(Ordering::Relaxed) == 1 {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        }));
+    }
+
+    #[test]
+    fn loom_a_wake_racing_a_poll_is_never_lost() {
+        loom::model(|| {
+            let (executor, spawner) = new_executor_and_spawner();
+            let (slot, data) = (Arc::new(Mutex::new(None)), Arc::new(AtomicUsize::new(0)));
+            spawn_waiting_task(&spawner, &slot, &data);
+            drop(spawner);
+            // The first poll, by hand: the waker is stored, the task queued.
+            executor.next_task().unwrap().poll().unwrap();
+            let waker = slot.lock().unwrap().take().unwrap();
+            // Published with a relaxed store: only the flag's Release (in
+            // `wake`) and Acquire (before the poll) make the poll that
+            // follows the wake see it, when the wake finds the task queued.
+            let publisher = loom::thread::spawn(move || {
+                data.store(1, Ordering::Relaxed);
+                waker.wake();
+            });
+            // Returns only once the task has completed: a lost wake-up would
+            // leave it pending with nothing to wake it, which loom reports
+            // as a deadlock.
+            executor.run();
+            publisher.join().unwrap();
+        });
+    }
+
+    #[test]
+    fn loom_a_task_is_never_queued_twice() {
+        loom::model(|| {
+            let (executor, spawner) = new_executor_and_spawner();
+            let (slot, data) = (Arc::new(Mutex::new(None)), Arc::new(AtomicUsize::new(1)));
+            spawn_waiting_task(&spawner, &slot, &data);
+            drop(spawner);
+            let task = executor.next_task().unwrap();
+            // Take the task off the queue as `run` would, then let two
+            // threads wake it at once while it is off the queue.
+            task.poll().unwrap();
+            assert_eq!(executor.shared.queue.lock().unwrap().ready.len(), 1);
+            let _ = executor.next_task().unwrap();
+            task.scheduled.swap(false, Ordering::Acquire);
+            let waker = slot.lock().unwrap().take().unwrap();
+            let other = waker.clone();
+            let racer = loom::thread::spawn(move || other.wake());
+            waker.wake_by_ref();
+            racer.join().unwrap();
+            assert_eq!(executor.shared.queue.lock().unwrap().ready.len(), 1);
+            drop((task, waker));
+            executor.run();
+        });
+    }
+}
