@@ -1,9 +1,9 @@
 //! Chapter 2 exercise: `Timeout` at work.
 
+use std::future::{pending, ready};
 use std::time::Duration;
 
 use futures::executor::block_on;
-use futures::future::{pending, ready};
 use listings::exercises::ch02::Timeout;
 
 // ANCHOR: main

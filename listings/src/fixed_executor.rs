@@ -14,7 +14,9 @@
 //!   however often it is woken; so the queue never holds more entries than
 //!   there are tasks, and a wake-up does O(1) work.
 //! - `run` counts live tasks and returns once all have completed and no
-//!   [`Spawner`] is left, whoever still holds their wakers.
+//!   [`Spawner`] is left, whoever still holds their wakers. A task that
+//!   nothing can wake any more (no waker of it is left) is dropped and
+//!   counted out too: it could never complete.
 //! - A task that panics is dropped and the others keep running; once they
 //!   have all completed, `run` resumes the first panic. (`std::thread::scope`
 //!   takes the same order: it joins every thread, then panics.)
@@ -56,15 +58,21 @@ pub struct Spawner {
 #[derive(Debug)]
 struct Shared {
     queue: Mutex<Queue>,
-    /// Signalled when a task is queued or the last spawner goes.
+    /// Signalled when there is something for `run` to do (a task queued, a
+    /// future to drop) or `run` may be done (the last task counted out,
+    /// the last spawner gone).
     changed: Condvar,
 }
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 struct Queue {
     /// Tasks to poll, each at most once (see `Task::scheduled`).
     ready: VecDeque<Arc<Task>>,
-    /// Spawned tasks that have not completed.
+    /// Futures of tasks that nothing can wake any more, for `run` to drop
+    /// (see `Drop for Task`).
+    abandoned: Vec<BoxedFuture>,
+    /// Spawned tasks that have neither completed nor been abandoned and
+    /// dropped.
     live: usize,
     /// `Spawner`s in existence: while one is, more tasks may come.
     spawners: usize,
@@ -82,6 +90,18 @@ struct Task {
     shared: Arc<Shared>,
 }
 // ANCHOR_END: types
+
+impl std::fmt::Debug for Queue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Queue")
+            .field("ready", &self.ready.len())
+            .field("abandoned", &self.abandoned.len())
+            .field("live", &self.live)
+            .field("spawners", &self.spawners)
+            .field("closed", &self.closed)
+            .finish()
+    }
+}
 
 impl std::fmt::Debug for Task {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -113,7 +133,8 @@ impl Wake for Task {
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        // Already queued, or completed: nothing to do. `Release` makes what
+        // Already queued (or taken off the queue and about to be polled),
+        // or completed: nothing to do for this wake-up. `Release` makes what
         // the waker did before waking (say, storing the data the task
         // waits for) visible to the executor when it clears the flag
         // before the next poll, which then sees it. Both sides must be
@@ -129,11 +150,17 @@ impl Wake for Task {
 
 impl Shared {
     /// Queues a task whose flag the caller has just set. Never waits for
-    /// the executor: the lock is only ever held for a push or a pop.
+    /// the executor: the lock is only ever held for a push, a pop or a
+    /// count.
     fn push(&self, task: Arc<Task>) {
         let mut queue = self.queue.lock().unwrap();
         if queue.closed {
-            return; // the executor is gone; dropping `task` is all there is
+            // The executor is gone. Dropping the task may drop its future
+            // (see `Drop for Task`), which runs foreign code: not under the
+            // lock.
+            drop(queue);
+            drop(task);
+            return;
         }
         queue.ready.push_back(task);
         drop(queue);
@@ -184,13 +211,18 @@ impl Drop for Spawner {
 // ANCHOR: run
 impl Executor {
     /// Polls tasks as they are woken. Returns once every spawned task has
-    /// completed and every `Spawner` is gone; wakers held elsewhere do not
-    /// count. A task that panics is dropped, the others run on, and the
-    /// first such panic is resumed when they are done.
+    /// completed (or been abandoned: nothing could wake it any more) and
+    /// every `Spawner` is gone; wakers held elsewhere do not count. A task
+    /// that panics is dropped, the others run on, and the first such panic
+    /// is resumed when they are done.
     pub fn run(&self) {
         let mut first_panic = None;
-        while let Some(task) = self.next_task() {
-            if let Err(payload) = task.poll() {
+        while let Some(next) = self.next() {
+            let outcome = match next {
+                Next::Poll(task) => task.poll(),
+                Next::Drop(abandoned) => self.drop_abandoned(abandoned),
+            };
+            if let Err(payload) = outcome {
                 first_panic.get_or_insert(payload);
             }
         }
@@ -199,18 +231,56 @@ impl Executor {
         }
     }
 
-    /// The next task to poll, waiting for one; `None` once no task is live
-    /// and no spawner is left to start one.
-    fn next_task(&self) -> Option<Arc<Task>> {
+    /// What to do next, waiting until there is something; `None` once no
+    /// task is live and no spawner is left to start one.
+    fn next(&self) -> Option<Next> {
         let mut queue = self.shared.queue.lock().unwrap();
         loop {
+            if !queue.abandoned.is_empty() {
+                return Some(Next::Drop(std::mem::take(&mut queue.abandoned)));
+            }
             if let Some(task) = queue.ready.pop_front() {
-                return Some(task);
+                return Some(Next::Poll(task));
             }
             if queue.live == 0 && queue.spawners == 0 {
                 return None;
             }
             queue = self.shared.changed.wait(queue).unwrap();
+        }
+    }
+
+    /// Drops the futures of tasks that nothing can wake, here, then counts
+    /// the tasks out. Returns the first panic of their destructors.
+    fn drop_abandoned(&self, abandoned: Vec<BoxedFuture>) -> thread::Result<()> {
+        let count = abandoned.len();
+        let mut outcome = Ok(());
+        for future in abandoned {
+            let dropped = panic::catch_unwind(AssertUnwindSafe(|| drop(future)));
+            outcome = outcome.and(dropped);
+        }
+        self.shared.count_out(count);
+        outcome
+    }
+}
+
+/// What `run` does next.
+enum Next {
+    /// Poll this task.
+    Poll(Arc<Task>),
+    /// Drop the futures of these abandoned tasks.
+    Drop(Vec<BoxedFuture>),
+}
+
+impl Shared {
+    /// `count` tasks are done: completed, or abandoned and dropped.
+    fn count_out(&self, count: usize) {
+        let mut queue = self.queue.lock().unwrap();
+        queue.live -= count;
+        let last = queue.live == 0;
+        drop(queue);
+        if last {
+            // Every thread that runs the executor may be done.
+            self.changed.notify_all();
         }
     }
 }
@@ -239,17 +309,36 @@ impl Task {
         self.scheduled.store(true, Ordering::Relaxed);
         let finished = slot.take();
         drop(slot);
-        let mut queue = self.shared.queue.lock().unwrap();
-        queue.live -= 1;
-        let last = queue.live == 0;
-        drop(queue);
-        if last {
-            self.shared.changed.notify_all();
-        }
+        self.shared.count_out(1);
         // Drop the future (and what it holds) now, outside every lock: its
         // destructor may wake other tasks, and may panic too.
         let dropped = panic::catch_unwind(AssertUnwindSafe(|| drop(finished)));
         outcome.map(drop).and(dropped)
+    }
+}
+
+impl Drop for Task {
+    fn drop(&mut self) {
+        // The last reference went before the future completed: neither the
+        // queue nor any waker holds the task, so nothing can wake it, and it
+        // would never complete. This runs wherever that reference went,
+        // often in a library dropping a waker, perhaps under a lock of its
+        // own; a waker's drop must stay cheap and run no foreign code. So
+        // the future is handed to the executor, which drops it on its own
+        // thread and counts the task out: `run` does not wait for it.
+        let Some(future) = self.future.lock().unwrap().take() else {
+            return;
+        };
+        let mut queue = self.shared.queue.lock().unwrap();
+        if queue.closed {
+            // No executor to hand it to: drop it here, after unlocking.
+            drop(queue);
+            drop(future);
+            return;
+        }
+        queue.abandoned.push(future);
+        drop(queue);
+        self.shared.changed.notify_one();
     }
 }
 // ANCHOR_END: run
@@ -260,12 +349,16 @@ impl Drop for Executor {
         // empty it, and let nothing be queued again, so that no task is
         // kept alive by that cycle. The tasks are dropped after unlocking:
         // dropping a future may wake other tasks, which takes the lock.
-        let queued = {
+        let (queued, abandoned) = {
             let mut queue = self.shared.queue.lock().unwrap();
             queue.closed = true;
-            std::mem::take(&mut queue.ready)
+            (
+                std::mem::take(&mut queue.ready),
+                std::mem::take(&mut queue.abandoned),
+            )
         };
         drop(queued);
+        drop(abandoned);
     }
 }
 
@@ -277,16 +370,21 @@ mod tests {
     use std::thread;
     use std::time::{Duration, Instant};
 
-    const PATIENCE: Duration = Duration::from_secs(20);
+    use super::super::test_executors::{
+        Library, PATIENCE, in_background, task_waiting_for_release,
+    };
 
     /// Runs the executor on a thread; the receiver hears how `run` ended.
     fn run_in_background(executor: Executor) -> mpsc::Receiver<thread::Result<()>> {
-        let (done, returned) = mpsc::channel();
-        thread::spawn(move || {
-            let outcome = panic::catch_unwind(AssertUnwindSafe(|| executor.run()));
-            let _ = done.send(outcome);
-        });
-        returned
+        in_background(move || executor.run())
+    }
+
+    /// Polls the next queued task, as `run` would.
+    fn poll_next(executor: &Executor) {
+        let Some(Next::Poll(task)) = executor.next() else {
+            panic!("a task to poll");
+        };
+        task.poll().unwrap();
     }
 
     /// Pending until `wakes` wake-ups have happened, counting its polls; on
@@ -320,16 +418,10 @@ mod tests {
         drop(spawner);
         executor.run();
         // The first wake-up queued the task; the other 10,000 found it
-        // queued already. (The first executor polls it 10,002 times, if its
-        // queue does not block first: see pitfalls::channel_executor.)
+        // queued already. (The first executor would queue all 10,001, one
+        // more than its queue holds, and block its own thread on the last:
+        // see pitfalls::channel_executor.)
         assert_eq!(polls.load(Ordering::SeqCst), 2);
-    }
-
-    /// A stand-in for a library that calls `wake` while holding its own
-    /// lock, as event-listener (under async-channel and async-lock) does.
-    #[derive(Default)]
-    struct Library {
-        waiting: std::sync::Mutex<Option<Waker>>,
     }
 
     #[test]
@@ -420,7 +512,7 @@ mod tests {
         }));
         drop(spawner);
         // The first poll, as `run` makes it; the task is then off the queue.
-        executor.next_task().unwrap().poll().unwrap();
+        poll_next(&executor);
         let waker: Waker = waker_rx.try_recv().unwrap();
         let storms: Vec<_> = (0..3)
             .map(|_| {
@@ -483,6 +575,67 @@ mod tests {
     }
 
     #[test]
+    fn a_task_nothing_can_wake_is_dropped_and_run_returns() {
+        let (executor, spawner) = new_executor_and_spawner();
+        let witness = Arc::new(());
+        let held = Arc::clone(&witness);
+        // Pending for good, and it keeps no waker: nothing can wake it.
+        spawner.spawn(async move {
+            let _ = &held;
+            std::future::pending::<()>().await;
+        });
+        drop(spawner);
+        let returned = run_in_background(executor);
+        returned
+            .recv_timeout(PATIENCE)
+            .expect("run returns: the task can never complete")
+            .unwrap();
+        assert_eq!(Arc::strong_count(&witness), 1, "its future was dropped");
+    }
+
+    #[test]
+    fn an_abandoned_future_is_dropped_on_the_executors_thread() {
+        struct Witness {
+            executor_thread: Arc<std::sync::Mutex<Option<thread::ThreadId>>>,
+            dropped_on_it: mpsc::Sender<bool>,
+        }
+        impl Drop for Witness {
+            fn drop(&mut self) {
+                let here = thread::current().id();
+                let executor = *self.executor_thread.lock().unwrap();
+                let _ = self.dropped_on_it.send(executor == Some(here));
+            }
+        }
+        let (executor, spawner) = new_executor_and_spawner();
+        let (waker_tx, waker_rx) = mpsc::channel();
+        let (dropped_tx, dropped) = mpsc::channel();
+        let witness = Witness {
+            executor_thread: Arc::default(),
+            dropped_on_it: dropped_tx,
+        };
+        spawner.spawn(std::future::poll_fn(move |cx| {
+            *witness.executor_thread.lock().unwrap() = Some(thread::current().id());
+            waker_tx.send(cx.waker().clone()).unwrap();
+            Poll::<()>::Pending
+        }));
+        drop(spawner);
+        let returned = run_in_background(executor);
+        let waker: Waker = waker_rx.recv_timeout(PATIENCE).unwrap();
+        // The last reference to the pending task goes on this thread, not
+        // the executor's: its future is handed over, not dropped here.
+        drop(waker);
+        assert_eq!(
+            dropped.recv_timeout(PATIENCE),
+            Ok(true),
+            "dropped on the executor's thread"
+        );
+        returned
+            .recv_timeout(PATIENCE)
+            .expect("run returns")
+            .unwrap();
+    }
+
+    #[test]
     fn dropping_the_executor_frees_queued_tasks() {
         let (executor, spawner) = new_executor_and_spawner();
         let witness = Arc::new(());
@@ -508,12 +661,8 @@ mod tests {
             }
         }
         let (executor, spawner) = new_executor_and_spawner();
-        let (tx, rx) = mpsc::channel();
-        let (release, released) = futures::channel::oneshot::channel::<()>();
-        spawner.spawn(async move {
-            released.await.unwrap();
-            tx.send("the other task completed").unwrap();
-        });
+        let (other, release, rx) = task_waiting_for_release();
+        spawner.spawn(other);
         // The guard belongs to the future itself (an async block would drop
         // its locals inside its last poll): it goes when the executor drops
         // the completed future.
@@ -557,12 +706,8 @@ mod tests {
     #[test]
     fn a_panicking_task_is_dropped_and_run_resumes_the_panic_after_the_others() {
         let (executor, spawner) = new_executor_and_spawner();
-        let (tx, rx) = mpsc::channel();
-        let (release, released) = futures::channel::oneshot::channel::<()>();
-        spawner.spawn(async move {
-            released.await.unwrap();
-            tx.send("the other task completed").unwrap();
-        });
+        let (other, release, rx) = task_waiting_for_release();
+        spawner.spawn(other);
         spawner.spawn(async move {
             let _ = release.send(());
             panic!("task failed");
@@ -665,6 +810,14 @@ mod loom_tests {
     use super::*;
     use loom::sync::atomic::AtomicUsize;
 
+    /// Polls the next queued task, as `run` would.
+    fn poll_next(executor: &Executor) {
+        let Some(Next::Poll(task)) = executor.next() else {
+            panic!("a task to poll")
+        };
+        task.poll().unwrap();
+    }
+
     /// A task whose first poll stores its waker in `slot` and wakes itself
     /// (so it is queued again), and which is ready once `data` is 1.
     fn spawn_waiting_task(
@@ -697,7 +850,7 @@ mod loom_tests {
             spawn_waiting_task(&spawner, &slot, &data);
             drop(spawner);
             // The first poll, by hand: the waker is stored, the task queued.
-            executor.next_task().unwrap().poll().unwrap();
+            poll_next(&executor);
             let waker = slot.lock().unwrap().take().unwrap();
             // Published with a relaxed store: only the flag's Release (in
             // `wake`) and Acquire (before the poll) make the poll that
@@ -721,12 +874,14 @@ mod loom_tests {
             let (slot, data) = (Arc::new(Mutex::new(None)), Arc::new(AtomicUsize::new(1)));
             spawn_waiting_task(&spawner, &slot, &data);
             drop(spawner);
-            let task = executor.next_task().unwrap();
+            let Some(Next::Poll(task)) = executor.next() else {
+                panic!("a task to poll")
+            };
             // Take the task off the queue as `run` would, then let two
             // threads wake it at once while it is off the queue.
             task.poll().unwrap();
             assert_eq!(executor.shared.queue.lock().unwrap().ready.len(), 1);
-            let _ = executor.next_task().unwrap();
+            let _ = executor.next();
             task.scheduled.swap(false, Ordering::Acquire);
             let waker = slot.lock().unwrap().take().unwrap();
             let other = waker.clone();

@@ -31,6 +31,8 @@ pub mod real_future;
 pub mod simple_future;
 pub mod state_machine;
 pub mod std_executor;
+#[cfg(all(test, not(loom)))]
+mod test_executors;
 #[cfg(test)]
 #[cfg_attr(loom, allow(dead_code, reason = "loom builds skip the tests using it"))]
 mod test_wakers;

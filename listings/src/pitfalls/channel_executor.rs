@@ -10,12 +10,14 @@
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::super::super::executor::{Executor, new_executor_and_spawner, with_capacity};
-    use futures::channel::oneshot;
+    use super::super::super::test_executors::{
+        Library, PATIENCE, in_background, task_waiting_for_release,
+    };
     use std::future::{Future, poll_fn};
     use std::panic::{self, AssertUnwindSafe};
     use std::pin::Pin;
     use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::{Arc, Mutex, mpsc};
+    use std::sync::{Arc, mpsc};
     use std::task::{Context, Poll, Waker};
     use std::thread;
     use std::time::Duration;
@@ -23,22 +25,9 @@ mod tests {
     /// Long enough to be sure that a stuck thread is stuck: nothing in
     /// these scenarios can move again once they are.
     const STUCK: Duration = Duration::from_secs(1);
-    const PATIENCE: Duration = Duration::from_secs(20);
 
     fn run_in_background(executor: Executor) -> mpsc::Receiver<thread::Result<()>> {
-        let (done, returned) = mpsc::channel();
-        thread::spawn(move || {
-            let outcome = panic::catch_unwind(AssertUnwindSafe(|| executor.run()));
-            let _ = done.send(outcome);
-        });
-        returned
-    }
-
-    /// A stand-in for a library that calls `wake` while holding its own
-    /// lock, as event-listener (under async-channel and async-lock) does.
-    #[derive(Default)]
-    struct Library {
-        waiting: Mutex<Option<Waker>>,
+        in_background(move || executor.run())
     }
 
     #[test]
@@ -181,12 +170,8 @@ mod tests {
     #[test]
     fn a_panicking_task_takes_every_other_task_down() {
         let (executor, spawner) = new_executor_and_spawner();
-        let (tx, rx) = mpsc::channel();
-        let (release, released) = oneshot::channel::<()>();
-        spawner.spawn(async move {
-            released.await.unwrap();
-            tx.send("the other task completed").unwrap();
-        });
+        let (other, release, rx) = task_waiting_for_release();
+        spawner.spawn(other);
         spawner.spawn(async move {
             let _ = release.send(()); // wakes the first task…
             panic!("task failed"); // …which is never polled again
