@@ -21,6 +21,7 @@
 //!   have all completed, `run` resumes the first panic. (`std::thread::scope`
 //!   takes the same order: it joins every thread, then panics.)
 
+use std::any::Any;
 use std::collections::VecDeque;
 use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
@@ -179,8 +180,17 @@ impl Spawner {
             scheduled: AtomicBool::new(true),
             shared: Arc::clone(&self.shared),
         });
-        self.shared.queue.lock().unwrap().live += 1;
-        self.shared.push(task);
+        let mut queue = self.shared.queue.lock().unwrap();
+        if queue.closed {
+            // Nobody will ever run it; `Drop for Task` drops the future,
+            // after unlocking.
+            drop(queue);
+            return;
+        }
+        queue.live += 1;
+        queue.ready.push_back(task);
+        drop(queue);
+        self.shared.changed.notify_one();
     }
 }
 
@@ -214,7 +224,8 @@ impl Executor {
     /// completed (or been abandoned: nothing could wake it any more) and
     /// every `Spawner` is gone; wakers held elsewhere do not count. A task
     /// that panics is dropped, the others run on, and the first such panic
-    /// is resumed when they are done.
+    /// is resumed when they are done (with several threads running the
+    /// executor, by the thread that caught it).
     pub fn run(&self) {
         let mut first_panic = None;
         while let Some(next) = self.next() {
@@ -222,9 +233,7 @@ impl Executor {
                 Next::Poll(task) => task.poll(),
                 Next::Drop(abandoned) => self.drop_abandoned(abandoned),
             };
-            if let Err(payload) = outcome {
-                first_panic.get_or_insert(payload);
-            }
+            keep_first_panic(&mut first_panic, outcome);
         }
         if let Some(payload) = first_panic {
             panic::resume_unwind(payload);
@@ -253,13 +262,25 @@ impl Executor {
     /// the tasks out. Returns the first panic of their destructors.
     fn drop_abandoned(&self, abandoned: Vec<BoxedFuture>) -> thread::Result<()> {
         let count = abandoned.len();
-        let mut outcome = Ok(());
+        let mut first_panic = None;
         for future in abandoned {
             let dropped = panic::catch_unwind(AssertUnwindSafe(|| drop(future)));
-            outcome = outcome.and(dropped);
+            keep_first_panic(&mut first_panic, dropped);
         }
         self.shared.count_out(count);
-        outcome
+        first_panic.map_or(Ok(()), Err)
+    }
+}
+
+/// Keeps the first panic of `outcome` in `first`. A later one is dropped,
+/// and should dropping it panic too (a payload is any value), that panic is
+/// forgotten: nothing may unwind out of `run` with tasks left behind.
+fn keep_first_panic(first: &mut Option<Box<dyn Any + Send>>, outcome: thread::Result<()>) {
+    let Err(payload) = outcome else { return };
+    if first.is_none() {
+        *first = Some(payload);
+    } else if let Err(again) = panic::catch_unwind(AssertUnwindSafe(|| drop(payload))) {
+        std::mem::forget(again);
     }
 }
 
@@ -305,15 +326,18 @@ impl Task {
         if let Ok(Poll::Pending) = outcome {
             return Ok(());
         }
-        // Completed, or panicked: never queue it again, and count it out.
+        // Completed, or panicked: never queue it again. Drop the future (and
+        // what it holds) now, outside every lock: its destructor may wake
+        // other tasks, and may panic too. Then count the task out.
         self.scheduled.store(true, Ordering::Relaxed);
         let finished = slot.take();
         drop(slot);
-        self.shared.count_out(1);
-        // Drop the future (and what it holds) now, outside every lock: its
-        // destructor may wake other tasks, and may panic too.
         let dropped = panic::catch_unwind(AssertUnwindSafe(|| drop(finished)));
-        outcome.map(drop).and(dropped)
+        self.shared.count_out(1);
+        let mut first_panic = None;
+        keep_first_panic(&mut first_panic, outcome.map(drop));
+        keep_first_panic(&mut first_panic, dropped);
+        first_panic.map_or(Ok(()), Err)
     }
 }
 
@@ -387,6 +411,14 @@ mod tests {
         task.poll().unwrap();
     }
 
+    /// Runs the executor to its end, failing (rather than hanging) if
+    /// `run` does not return; how `run` ended.
+    fn run_with_patience(executor: Executor) -> thread::Result<()> {
+        run_in_background(executor)
+            .recv_timeout(PATIENCE)
+            .expect("run returns")
+    }
+
     /// Pending until `wakes` wake-ups have happened, counting its polls; on
     /// its first poll it wakes itself `wakes` times.
     struct WakeSelf {
@@ -416,11 +448,14 @@ mod tests {
             polls: Arc::clone(&polls),
         });
         drop(spawner);
-        executor.run();
-        // The first wake-up queued the task; the other 10,000 found it
-        // queued already. (The first executor would queue all 10,001, one
-        // more than its queue holds, and block its own thread on the last:
-        // see pitfalls::channel_executor.)
+        // The first poll wakes the task 10,001 times…
+        poll_next(&executor);
+        // …the first wake-up queued it, the other 10,000 found it queued.
+        // (The first executor would queue all 10,001, one more than its
+        // queue holds, and block its own thread on the last: see
+        // pitfalls::channel_executor.)
+        assert_eq!(executor.shared.queue.lock().unwrap().ready.len(), 1);
+        run_with_patience(executor).unwrap();
         assert_eq!(polls.load(Ordering::SeqCst), 2);
     }
 
@@ -525,7 +560,7 @@ mod tests {
         }
         // 30,000 wake-ups, one queue entry, one more poll.
         assert_eq!(executor.shared.queue.lock().unwrap().ready.len(), 1);
-        executor.run();
+        run_with_patience(executor).unwrap();
         assert_eq!(polls.load(Ordering::SeqCst), 2);
     }
 
@@ -562,12 +597,11 @@ mod tests {
             Poll::Ready(())
         }));
         drop(spawner);
-        executor.run();
+        let shared = Arc::downgrade(&executor.shared);
+        run_with_patience(executor).unwrap();
         // The future (and what it held) went when it completed.
         assert_eq!(Arc::strong_count(&payload), 1);
         let kept: Waker = kept_rx.try_recv().unwrap();
-        let shared = Arc::downgrade(&executor.shared);
-        drop(executor);
         // The waker keeps the task, and the task the shared state…
         assert!(shared.upgrade().is_some());
         kept.wake(); // …until it goes; waking after the executor is gone does nothing.
@@ -618,11 +652,16 @@ mod tests {
             waker_tx.send(cx.waker().clone()).unwrap();
             Poll::<()>::Pending
         }));
-        drop(spawner);
         let returned = run_in_background(executor);
         let waker: Waker = waker_rx.recv_timeout(PATIENCE).unwrap();
-        // The last reference to the pending task goes on this thread, not
-        // the executor's: its future is handed over, not dropped here.
+        // Once a second task has been polled, `run` has let go of the
+        // first: the waker is the last reference to it.
+        let (polled_tx, polled) = mpsc::channel();
+        spawner.spawn(async move { polled_tx.send(()).unwrap() });
+        polled.recv_timeout(PATIENCE).unwrap();
+        drop(spawner);
+        // The last reference goes on this thread: the future is handed
+        // over, not dropped here.
         drop(waker);
         assert_eq!(
             dropped.recv_timeout(PATIENCE),
@@ -673,17 +712,17 @@ mod tests {
             Poll::Ready(())
         }));
         drop(spawner);
-        let outcome = panic::catch_unwind(AssertUnwindSafe(|| executor.run()));
+        let outcome = run_with_patience(executor);
         let payload = outcome.expect_err("run resumes the destructor's panic");
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"dropping failed"));
         assert_eq!(rx.try_recv(), Ok("the other task completed"));
     }
 
-    #[test]
-    fn two_threads_running_the_executor_both_return() {
-        let (executor, spawner) = new_executor_and_spawner();
+    /// Starts `count` threads running the executor; the receivers hear when
+    /// each `run` returns.
+    fn runners(executor: Executor, count: usize) -> Vec<mpsc::Receiver<()>> {
         let executor = Arc::new(executor);
-        let runners: Vec<_> = (0..2)
+        (0..count)
             .map(|_| {
                 let executor = Arc::clone(&executor);
                 let (done, returned) = mpsc::channel();
@@ -693,14 +732,38 @@ mod tests {
                 });
                 returned
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn every_runner_returns_when_the_last_spawner_goes() {
+        let (executor, spawner) = new_executor_and_spawner();
+        let runners = runners(executor, 3);
         let (tx, rx) = mpsc::channel();
         spawner.spawn(async move { tx.send("ran").unwrap() });
+        assert_eq!(rx.recv_timeout(PATIENCE), Ok("ran"));
+        // All three are waiting now, for tasks or for the spawner to go;
+        // dropping it must wake every one of them.
+        thread::sleep(Duration::from_millis(50));
         drop(spawner);
         for returned in runners {
             returned.recv_timeout(PATIENCE).expect("each run returns");
         }
-        assert_eq!(rx.try_recv(), Ok("ran"));
+    }
+
+    #[test]
+    fn every_runner_returns_when_the_last_task_completes() {
+        let (executor, spawner) = new_executor_and_spawner();
+        let (release, released) = futures::channel::oneshot::channel::<()>();
+        spawner.spawn(async move { released.await.unwrap() });
+        drop(spawner);
+        let runners = runners(executor, 3);
+        // All three wait; the task's completion must wake every one.
+        thread::sleep(Duration::from_millis(50));
+        release.send(()).unwrap();
+        for returned in runners {
+            returned.recv_timeout(PATIENCE).expect("each run returns");
+        }
     }
 
     #[test]
@@ -713,7 +776,7 @@ mod tests {
             panic!("task failed");
         });
         drop(spawner);
-        let outcome = panic::catch_unwind(AssertUnwindSafe(|| executor.run()));
+        let outcome = run_with_patience(executor);
         let payload = outcome.expect_err("run resumes the task's panic");
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"task failed"));
         assert_eq!(rx.try_recv(), Ok("the other task completed"));
@@ -742,7 +805,7 @@ mod tests {
             tx.send("done!").unwrap();
         });
         drop(spawner);
-        executor.run();
+        run_with_patience(executor).unwrap();
         assert_eq!(rx.try_iter().collect::<Vec<_>>(), ["howdy!", "done!"]);
         assert!(started.elapsed() >= Duration::from_millis(20));
     }
