@@ -210,17 +210,17 @@ for (const server of SERVERS) {
                 'the picker on zh/ch03 links to ja/ch03');
             // Diagrams above the section change the layout as they are drawn.
             await diagramsDone(page);
-            await page.evaluate(() => document.getElementById('bounded-queue').scrollIntoView());
+            await page.evaluate(() => document.getElementById('blocking-wake').scrollIntoView());
             // The picker follows scrolling (at most every 150 ms).
-            await waitInPage(page, 'the picker to follow the scroll to #bounded-queue',
-                () => document.getElementById('asyncbook-lang-switch')?.href.endsWith('#bounded-queue'), null, {
+            await waitInPage(page, 'the picker to follow the scroll to #blocking-wake',
+                () => document.getElementById('asyncbook-lang-switch')?.href.endsWith('#blocking-wake'), null, {
                     timeout: 5000,
                     explain: () => `it links to ${document.getElementById('asyncbook-lang-switch')?.href}`,
                 });
             await picker.click();
-            await page.waitForURL(url('ja/ch03-executor.html#bounded-queue'), { timeout: 5000 })
+            await page.waitForURL(url('ja/ch03-executor.html#blocking-wake'), { timeout: 5000 })
                 .catch(err => {
-                    throw new Error(`the picker led to ${page.url()}, not ja/ch03-executor.html#bounded-queue`, { cause: err });
+                    throw new Error(`the picker led to ${page.url()}, not ja/ch03-executor.html#blocking-wake`, { cause: err });
                 });
             await shot(page, 'ja-ch03-after-switching-from-zh');
         }));
