@@ -464,17 +464,7 @@ mod tests {
         let (executor, spawner) = new_executor_and_spawner();
         let library = Arc::new(Library::default());
         let (first_polled, polled) = mpsc::channel();
-        // A task that waits on the library once.
-        let (lib, mut waited) = (Arc::clone(&library), false);
-        spawner.spawn(std::future::poll_fn(move |cx| {
-            if waited {
-                return Poll::Ready(());
-            }
-            waited = true;
-            *lib.waiting.lock().unwrap() = Some(cx.waker().clone());
-            first_polled.send(()).unwrap();
-            Poll::Pending
-        }));
+        spawner.spawn(library.waiting_task(first_polled));
         let returned = run_in_background(executor);
         polled.recv_timeout(PATIENCE).unwrap();
         // The library's thread holds its lock while tasks that need the

@@ -3,8 +3,8 @@
 //! (`fixed_executor`) are tested with the same scenes.
 
 use std::future::Future;
-use std::sync::{Mutex, mpsc};
-use std::task::Waker;
+use std::sync::{Arc, Mutex, mpsc};
+use std::task::{Poll, Waker};
 use std::thread;
 use std::time::Duration;
 
@@ -30,6 +30,26 @@ pub fn in_background(run: impl FnOnce() + Send + 'static) -> mpsc::Receiver<thre
 #[derive(Debug, Default)]
 pub struct Library {
     pub waiting: Mutex<Option<Waker>>,
+}
+
+impl Library {
+    /// A task that waits on the library once: its first poll leaves its
+    /// waker there and says so on `polled`; its next poll completes.
+    pub fn waiting_task(
+        self: &Arc<Self>,
+        polled: mpsc::Sender<()>,
+    ) -> impl Future<Output = ()> + Send + 'static {
+        let (library, mut waited) = (Arc::clone(self), false);
+        std::future::poll_fn(move |cx| {
+            if waited {
+                return Poll::Ready(());
+            }
+            waited = true;
+            *library.waiting.lock().unwrap() = Some(cx.waker().clone());
+            polled.send(()).unwrap();
+            Poll::Pending
+        })
+    }
 }
 
 /// A task that waits to be released, then reports that it completed; the

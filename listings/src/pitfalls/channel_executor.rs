@@ -37,16 +37,7 @@ mod tests {
         let (executor, spawner) = with_capacity(1);
         let library = Arc::new(Library::default());
         let (first_polled, polled) = mpsc::channel();
-        let (lib, mut waited) = (Arc::clone(&library), false);
-        spawner.spawn(poll_fn(move |cx| {
-            if waited {
-                return Poll::Ready(());
-            }
-            waited = true;
-            *lib.waiting.lock().unwrap() = Some(cx.waker().clone());
-            first_polled.send(()).unwrap();
-            Poll::Pending
-        }));
+        spawner.spawn(library.waiting_task(first_polled));
         let returned = run_in_background(executor);
         polled.recv_timeout(PATIENCE).unwrap();
 
