@@ -386,6 +386,18 @@ impl Drop for Executor {
     }
 }
 
+#[cfg(test)]
+impl Executor {
+    /// Polls the next queued task, as `run` would: the tests and the loom
+    /// models take a step at a time.
+    fn poll_next(&self) {
+        let Some(Next::Poll(task)) = self.next() else {
+            panic!("a task to poll");
+        };
+        task.poll().unwrap();
+    }
+}
+
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
@@ -401,14 +413,6 @@ mod tests {
     /// Runs the executor on a thread; the receiver hears how `run` ended.
     fn run_in_background(executor: Executor) -> mpsc::Receiver<thread::Result<()>> {
         in_background(move || executor.run())
-    }
-
-    /// Polls the next queued task, as `run` would.
-    fn poll_next(executor: &Executor) {
-        let Some(Next::Poll(task)) = executor.next() else {
-            panic!("a task to poll");
-        };
-        task.poll().unwrap();
     }
 
     /// Runs the executor to its end, failing (rather than hanging) if
@@ -449,7 +453,7 @@ mod tests {
         });
         drop(spawner);
         // The first poll wakes the task 10,001 times…
-        poll_next(&executor);
+        executor.poll_next();
         // …the first wake-up queued it, the other 10,000 found it queued.
         // (The first executor would queue all 10,001, one more than its
         // queue holds, and block its own thread on the last: see
@@ -537,7 +541,7 @@ mod tests {
         }));
         drop(spawner);
         // The first poll, as `run` makes it; the task is then off the queue.
-        poll_next(&executor);
+        executor.poll_next();
         let waker: Waker = waker_rx.try_recv().unwrap();
         let storms: Vec<_> = (0..3)
             .map(|_| {
@@ -863,14 +867,6 @@ mod loom_tests {
     use super::*;
     use loom::sync::atomic::AtomicUsize;
 
-    /// Polls the next queued task, as `run` would.
-    fn poll_next(executor: &Executor) {
-        let Some(Next::Poll(task)) = executor.next() else {
-            panic!("a task to poll")
-        };
-        task.poll().unwrap();
-    }
-
     /// A task whose first poll stores its waker in `slot` and wakes itself
     /// (so it is queued again), and which is ready once `data` is 1.
     fn spawn_waiting_task(
@@ -903,7 +899,7 @@ mod loom_tests {
             spawn_waiting_task(&spawner, &slot, &data);
             drop(spawner);
             // The first poll, by hand: the waker is stored, the task queued.
-            poll_next(&executor);
+            executor.poll_next();
             let waker = slot.lock().unwrap().take().unwrap();
             // Published with a relaxed store: only the flag's Release (in
             // `wake`) and Acquire (before the poll) make the poll that
