@@ -18,16 +18,24 @@
 //! | [`std_executor`] | 3: the same executor on `std::task::Wake` |
 //! | [`fixed_executor`] | 3: the executor done right: wakes never block, a task is queued once |
 //! | [`state_machine`] | 4: async code and its hand-written state machines |
+//! | [`raw_waker`] | 5: a waker made by hand with `RawWaker` and `RawWakerVTable` |
+//! | [`run_queue`] | 5: a `VecDeque` run queue of named tasks; sleeping or blocking when idle |
+//! | [`parker`] | 6: a `Parker` (`Mutex<bool>` + `Condvar`) that only its wakers can unpark |
+//! | [`block_on`] | 6: `block_on`, one future on the current thread, on a `Parker` |
 //! | [`pitfalls`] | bugs the book shows on purpose, each with its test |
 //! | [`exercises`] | solutions to the exercises at the end of each chapter |
 
+pub mod block_on;
 pub mod combinators;
 pub mod executor;
 pub mod exercises;
 pub mod fixed_executor;
+pub mod parker;
 pub mod pinning;
 pub mod pitfalls;
+pub mod raw_waker;
 pub mod real_future;
+pub mod run_queue;
 pub mod simple_future;
 pub mod state_machine;
 pub mod std_executor;

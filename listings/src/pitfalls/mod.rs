@@ -5,6 +5,12 @@
 //! | --- | --- | --- |
 //! | [`split_lock_timer`] | lost wake-up: check and store under two locks | [`super::timer`] |
 //! | [`channel_executor`] | the first executor: blocking wakes, duplicate entries, a late `run`, a panic that ends all | [`super::fixed_executor`] |
+//! | [`leaky_waker`] | a waker whose `drop` does nothing: every task leaks | [`super::raw_waker`] |
+//! | [`park_block_on`] | `block_on` on `thread::park`: a nested `block_on` steals the wake-up, a stray `unpark` fakes one | [`super::block_on`] |
+//! | [`broken_parkers`] | a parker whose flag is set outside its lock (lost wake-up), one that never clears it (busy loop) | [`super::parker`] |
 
+pub mod broken_parkers;
 pub mod channel_executor;
+pub mod leaky_waker;
+pub mod park_block_on;
 pub mod split_lock_timer;

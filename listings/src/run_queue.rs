@@ -1,0 +1,413 @@
+//! Chapter 5: an executor over a `VecDeque` run queue of named tasks, with
+//! the waker made by hand in [`super::raw_waker`].
+//!
+//! The roles, each one sentence:
+//! - a *task* is a top-level future with a name, and the flag that says
+//!   whether it is on the queue;
+//! - the *executor* takes tasks off the front of the queue and polls them;
+//! - a *waker* puts its task back at the end of the queue;
+//! - [`Executor::spawn`] plays the *spawner*: it makes a task and queues it.
+//!
+//! What the executor does when the queue is empty is a choice, [`Idle`]:
+//! sleep a little and look again (busy polling, slowly), or sleep until a
+//! waker says there is work. [`Stats`] counts the difference.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::task::Context;
+use std::thread;
+use std::time::Duration;
+
+use super::raw_waker::{Schedule, waker_for};
+
+type BoxedFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
+
+// ANCHOR: types
+/// What the executor does when no task is queued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Idle {
+    /// Sleeps this long, then looks at the queue again.
+    Sleep(Duration),
+    /// Sleeps until a waker queues a task.
+    Block,
+}
+
+/// What one `run` did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Stats {
+    /// Polls of tasks.
+    pub polls: usize,
+    /// Times the executor woke up and found the queue still empty.
+    pub idle_wakeups: usize,
+}
+
+/// Polls named tasks in the order they are queued.
+#[derive(Debug)]
+pub struct Executor {
+    queue: Arc<RunQueue>,
+    idle: Idle,
+}
+
+/// The queue, shared by the executor and every task (their wakers put
+/// them back on it).
+#[derive(Debug)]
+struct RunQueue {
+    state: Mutex<QueueState>,
+    /// Signalled when a task is queued, or the last one is gone.
+    changed: Condvar,
+    /// Print each step (the chapter's walk-through).
+    trace: bool,
+}
+
+#[derive(Debug, Default)]
+struct QueueState {
+    ready: VecDeque<Arc<Task>>,
+    /// Tasks spawned and not yet completed (nor dropped).
+    live: usize,
+}
+
+/// A named top-level future.
+struct Task {
+    name: &'static str,
+    /// `None` once completed.
+    future: Mutex<Option<BoxedFuture>>,
+    /// True while the task is on the queue (or has completed): a wake that
+    /// finds it true has nothing to do, so the queue holds each task once.
+    scheduled: AtomicBool,
+    queue: Arc<RunQueue>,
+}
+// ANCHOR_END: types
+
+impl std::fmt::Debug for Task {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Task")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RunQueue {
+    fn note(&self, line: std::fmt::Arguments<'_>) {
+        if self.trace {
+            println!("{line}");
+        }
+    }
+}
+
+// ANCHOR: schedule
+impl Schedule for Task {
+    fn schedule(self: &Arc<Self>) {
+        // Already queued, or completed: this wake has nothing to add.
+        if self.scheduled.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        self.queue
+            .note(format_args!("wake {}: back on the queue", self.name));
+        self.queue
+            .state
+            .lock()
+            .unwrap()
+            .ready
+            .push_back(Arc::clone(self));
+        self.queue.changed.notify_one();
+    }
+}
+// ANCHOR_END: schedule
+
+// ANCHOR: task_drop
+impl Drop for Task {
+    /// A task that is dropped unfinished (nothing can wake it any more: no
+    /// waker of it is left, and it is not queued) can never complete:
+    /// count it out, so that `run` does not wait for it.
+    fn drop(&mut self) {
+        if self.future.get_mut().unwrap().take().is_some() {
+            self.queue.state.lock().unwrap().live -= 1;
+            self.queue.changed.notify_one();
+        }
+    }
+}
+// ANCHOR_END: task_drop
+
+// ANCHOR: spawn
+impl Executor {
+    /// An executor with no tasks, that idles as `idle` says.
+    pub fn new(idle: Idle) -> Self {
+        Executor::with_trace(idle, false)
+    }
+
+    /// The same, printing every step it takes.
+    pub fn traced(idle: Idle) -> Self {
+        Executor::with_trace(idle, true)
+    }
+
+    fn with_trace(idle: Idle, trace: bool) -> Self {
+        let queue = Arc::new(RunQueue {
+            state: Mutex::new(QueueState::default()),
+            changed: Condvar::new(),
+            trace,
+        });
+        Executor { queue, idle }
+    }
+
+    /// Makes a task of `future` and queues it.
+    pub fn spawn(&self, name: &'static str, future: impl Future<Output = ()> + Send + 'static) {
+        let task = Arc::new(Task {
+            name,
+            future: Mutex::new(Some(Box::pin(future))),
+            scheduled: AtomicBool::new(true),
+            queue: Arc::clone(&self.queue),
+        });
+        self.queue.note(format_args!("spawn {name}"));
+        let mut state = self.queue.state.lock().unwrap();
+        state.live += 1;
+        state.ready.push_back(task);
+    }
+}
+// ANCHOR_END: spawn
+
+// ANCHOR: run
+impl Executor {
+    /// Polls queued tasks until every task has completed; returns what it
+    /// did.
+    pub fn run(&self) -> Stats {
+        let mut stats = Stats::default();
+        while let Some(task) = self.next_task(&mut stats) {
+            self.poll(task, &mut stats);
+        }
+        self.queue
+            .note(format_args!("no task left: {} polls", stats.polls));
+        stats
+    }
+
+    /// The task at the front of the queue; `None` once no task is left.
+    fn next_task(&self, stats: &mut Stats) -> Option<Arc<Task>> {
+        let mut state = self.queue.state.lock().unwrap();
+        loop {
+            if let Some(task) = state.ready.pop_front() {
+                if self.queue.trace {
+                    let rest: Vec<&str> = state.ready.iter().map(|task| task.name).collect();
+                    println!("poll {} (queue: [{}])", task.name, rest.join(", "));
+                }
+                return Some(task);
+            }
+            if state.live == 0 {
+                return None;
+            }
+            state = match self.idle {
+                // ANCHOR: idle_sleep
+                Idle::Sleep(nap) => {
+                    drop(state);
+                    self.queue.note(format_args!("queue empty: sleep {nap:?}"));
+                    thread::sleep(nap);
+                    self.queue.state.lock().unwrap()
+                }
+                // ANCHOR_END: idle_sleep
+                // ANCHOR: idle_block
+                Idle::Block => {
+                    self.queue
+                        .note(format_args!("queue empty: wait for a wake"));
+                    // Releases the lock while asleep; a wake takes it to
+                    // queue its task, then signals.
+                    self.queue.changed.wait(state).unwrap()
+                } // ANCHOR_END: idle_block
+            };
+            if state.ready.is_empty() && state.live > 0 {
+                stats.idle_wakeups += 1;
+            }
+        }
+    }
+
+    /// Polls `task` once, with a waker that owns a count of it.
+    fn poll(&self, task: Arc<Task>, stats: &mut Stats) {
+        // Off the queue: from now on a wake queues it again. `Acquire`
+        // pairs with the waker's swap, so this poll sees what the waker
+        // did before waking.
+        task.scheduled.swap(false, Ordering::AcqRel);
+        let mut slot = task.future.lock().unwrap();
+        let Some(future) = slot.as_mut() else {
+            return;
+        };
+        let waker = waker_for(Arc::clone(&task));
+        let mut cx = Context::from_waker(&waker);
+        stats.polls += 1;
+        if future.as_mut().poll(&mut cx).is_pending() {
+            self.queue.note(format_args!("  {}: Pending", task.name));
+            return;
+        }
+        // Completed: ignore any later wake, then drop the future (outside
+        // the slot's lock: its drop may wake or drop other tasks).
+        task.scheduled.store(true, Ordering::Release);
+        let finished = slot.take();
+        drop(slot);
+        drop(finished);
+        let left = {
+            let mut state = self.queue.state.lock().unwrap();
+            state.live -= 1;
+            state.live
+        };
+        self.queue
+            .note(format_args!("  {}: Ready ({left} left)", task.name));
+    }
+}
+// ANCHOR_END: run
+
+impl Drop for Executor {
+    /// Drops the tasks still queued (if `run` was never called, or
+    /// unwound): each holds the queue, and the queue holds them.
+    fn drop(&mut self) {
+        let queued = std::mem::take(&mut self.queue.state.lock().unwrap().ready);
+        drop(queued);
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::test_executors::{Library, PATIENCE, in_background};
+    use crate::timer::TimerFuture;
+    use std::sync::mpsc;
+    use std::task::Poll;
+
+    fn nap(ms: u64) -> TimerFuture {
+        TimerFuture::new(Duration::from_millis(ms))
+    }
+
+    #[test]
+    fn tasks_are_polled_in_the_order_they_are_queued() {
+        let executor = Executor::new(Idle::Block);
+        let (log, order) = mpsc::channel();
+        for name in ["a", "b", "c"] {
+            let log = log.clone();
+            executor.spawn(name, async move { log.send(name).unwrap() });
+        }
+        let stats = executor.run();
+        assert_eq!(order.try_iter().collect::<Vec<_>>(), ["a", "b", "c"]);
+        assert_eq!(
+            stats,
+            Stats {
+                polls: 3,
+                idle_wakeups: 0
+            }
+        );
+    }
+
+    #[test]
+    fn sleeping_when_idle_wakes_up_for_nothing_blocking_does_not() {
+        // The same work both ways: one task waits 200 ms for a timer.
+        let sleeping = Executor::new(Idle::Sleep(Duration::from_millis(10)));
+        sleeping.spawn("timer", async { nap(200).await });
+        let sleeping = sleeping.run();
+        let blocking = Executor::new(Idle::Block);
+        blocking.spawn("timer", async { nap(200).await });
+        let blocking = blocking.run();
+        // Two polls either way: the first, and one after the wake.
+        assert_eq!(sleeping.polls, 2);
+        assert_eq!(blocking.polls, 2);
+        // Sleeping 10 ms at a time, the thread looks at an empty queue
+        // about twenty times (fewer if sleeps overrun on a busy machine);
+        // blocked on the condition variable, it wakes only for the wake.
+        assert!(sleeping.idle_wakeups >= 5, "{sleeping:?}");
+        assert_eq!(blocking.idle_wakeups, 0, "{blocking:?}");
+    }
+
+    #[test]
+    fn many_wakes_before_a_poll_queue_the_task_once() {
+        let executor = Executor::new(Idle::Block);
+        let mut polls = 0;
+        executor.spawn(
+            "waker",
+            std::future::poll_fn(move |cx| {
+                polls += 1;
+                if polls == 2 {
+                    return Poll::Ready(());
+                }
+                for _ in 0..1000 {
+                    cx.waker().wake_by_ref();
+                }
+                Poll::Pending
+            }),
+        );
+        assert_eq!(executor.queue.state.lock().unwrap().ready.len(), 1);
+        let stats = executor.run();
+        assert_eq!(stats.polls, 2);
+    }
+
+    #[test]
+    fn wakes_from_other_threads_and_under_a_librarys_lock_are_served() {
+        let library = Arc::new(Library::default());
+        let (polled_tx, polled) = mpsc::channel();
+        let executor = Executor::new(Idle::Block);
+        executor.spawn("waiting", library.waiting_task(polled_tx));
+        let waker_side = Arc::clone(&library);
+        let waker_thread = thread::spawn(move || {
+            polled.recv().unwrap();
+            let waiting = waker_side.waiting.lock().unwrap();
+            waiting.as_ref().unwrap().wake_by_ref();
+        });
+        let returned = in_background(move || {
+            executor.run();
+        });
+        returned.recv_timeout(PATIENCE).unwrap().unwrap();
+        waker_thread.join().unwrap();
+    }
+
+    #[test]
+    fn runs_the_futures_of_async_channel_and_async_lock() {
+        let (sender, receiver) = async_channel::bounded::<u32>(1);
+        let lock = Arc::new(async_lock::Mutex::new(Vec::new()));
+        let executor = Executor::new(Idle::Block);
+        let received = Arc::clone(&lock);
+        executor.spawn("receiver", async move {
+            while let Ok(i) = receiver.recv().await {
+                received.lock().await.push(i);
+            }
+        });
+        // The sender runs on another thread, so its wakes come from there.
+        let producer = thread::spawn(move || {
+            crate::block_on::block_on(async {
+                for i in 0..100 {
+                    sender.send(i).await.unwrap();
+                }
+            })
+        });
+        executor.run();
+        producer.join().unwrap();
+        let got = crate::block_on::block_on(lock.lock()).clone();
+        assert_eq!(got, (0..100).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_task_nothing_can_wake_is_counted_out() {
+        let executor = Executor::new(Idle::Block);
+        // Pending for good, and it keeps no waker: nothing can wake it.
+        executor.spawn("forgotten", std::future::pending());
+        let stats = in_background(move || {
+            executor.run();
+        });
+        stats.recv_timeout(PATIENCE).unwrap().unwrap();
+    }
+
+    #[test]
+    fn no_task_outlives_the_run() {
+        let executor = Executor::new(Idle::Block);
+        executor.spawn("sleeper", async { nap(10).await });
+        let queue = Arc::downgrade(&executor.queue);
+        executor.run();
+        drop(executor);
+        // The timer thread has dropped its waker by now, or will soon;
+        // after that, neither the tasks nor the queue are left.
+        crate::test_wakers::eventually("the queue is freed", || queue.upgrade().is_none());
+    }
+
+    #[test]
+    fn dropping_an_executor_that_never_ran_frees_its_tasks() {
+        let executor = Executor::new(Idle::Block);
+        executor.spawn("never polled", async {});
+        let queue = Arc::downgrade(&executor.queue);
+        drop(executor);
+        assert!(queue.upgrade().is_none());
+    }
+}
