@@ -123,7 +123,14 @@ impl Drop for Task {
     /// waker of it is left, and it is not queued) can never complete:
     /// count it out, so that `run` does not wait for it.
     fn drop(&mut self) {
-        if self.future.get_mut().unwrap().take().is_some() {
+        // (A future that panicked while polled leaves the lock poisoned;
+        // the slot is still ours to empty, and a panic here, during that
+        // unwinding, would abort the process.)
+        let slot = self
+            .future
+            .get_mut()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if slot.take().is_some() {
             self.queue.state.lock().unwrap().live -= 1;
             self.queue.changed.notify_one();
         }
@@ -171,7 +178,9 @@ impl Executor {
 // ANCHOR: run
 impl Executor {
     /// Polls queued tasks until every task has completed; returns what it
-    /// did.
+    /// did. A task that panics ends the run: the panic unwinds out of
+    /// `run` (chapter 3's corrected executor shows how to keep the others
+    /// going).
     pub fn run(&self) -> Stats {
         let mut stats = Stats::default();
         while let Some(task) = self.next_task(&mut stats) {
@@ -400,6 +409,18 @@ mod tests {
         // The timer thread has dropped its waker by now, or will soon;
         // after that, neither the tasks nor the queue are left.
         crate::test_wakers::eventually("the queue is freed", || queue.upgrade().is_none());
+    }
+
+    #[test]
+    fn a_panicking_task_unwinds_out_of_run_and_frees_everything() {
+        let executor = Executor::new(Idle::Block);
+        executor.spawn("panics", async { panic!("boom") });
+        executor.spawn("never polled", async {});
+        let queue = Arc::downgrade(&executor.queue);
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| executor.run()));
+        assert!(outcome.is_err());
+        drop(executor);
+        assert!(queue.upgrade().is_none());
     }
 
     #[test]
