@@ -16,7 +16,7 @@ use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::task::Context;
 use std::thread;
 use std::time::Duration;
@@ -40,7 +40,10 @@ pub enum Idle {
 pub struct Stats {
     /// Polls of tasks.
     pub polls: usize,
-    /// Times the executor woke up and found the queue still empty.
+    /// Times the executor woke up and found the queue still empty: every
+    /// nap of `Idle::Sleep` that finds no work; for `Idle::Block`, only a
+    /// signal that came late (its task was already polled), the signal of
+    /// a task counted out, or a spurious wake-up of the condition variable.
     pub idle_wakeups: usize,
 }
 
@@ -171,6 +174,8 @@ impl Executor {
         let mut state = self.queue.state.lock().unwrap();
         state.live += 1;
         state.ready.push_back(task);
+        // `run` may already be waiting on another thread.
+        self.queue.changed.notify_one();
     }
 }
 // ANCHOR_END: spawn
@@ -206,28 +211,44 @@ impl Executor {
                 return None;
             }
             state = match self.idle {
-                // ANCHOR: idle_sleep
-                Idle::Sleep(nap) => {
-                    drop(state);
-                    self.queue.note(format_args!("queue empty: sleep {nap:?}"));
-                    thread::sleep(nap);
-                    self.queue.state.lock().unwrap()
-                }
-                // ANCHOR_END: idle_sleep
-                // ANCHOR: idle_block
-                Idle::Block => {
-                    self.queue
-                        .note(format_args!("queue empty: wait for a wake"));
-                    // Releases the lock while asleep; a wake takes it to
-                    // queue its task, then signals.
-                    self.queue.changed.wait(state).unwrap()
-                } // ANCHOR_END: idle_block
+                Idle::Sleep(nap) => self.sleep_a_while(state, nap),
+                Idle::Block => self.wait_for_a_wake(state),
             };
             if state.ready.is_empty() && state.live > 0 {
                 stats.idle_wakeups += 1;
             }
         }
     }
+
+    // ANCHOR: idle_sleep
+    /// Idle, the busy way: lets go of the queue, sleeps, looks again.
+    fn sleep_a_while<'a>(
+        &'a self,
+        state: MutexGuard<'a, QueueState>,
+        nap: Duration,
+    ) -> MutexGuard<'a, QueueState> {
+        drop(state);
+        self.queue.note(format_args!("queue empty: sleep {nap:?}"));
+        thread::sleep(nap);
+        self.queue.state.lock().unwrap()
+    }
+    // ANCHOR_END: idle_sleep
+
+    // ANCHOR: idle_block
+    /// Idle, the blocking way: sleeps until a waker signals.
+    fn wait_for_a_wake<'a>(
+        &'a self,
+        state: MutexGuard<'a, QueueState>,
+    ) -> MutexGuard<'a, QueueState> {
+        self.queue
+            .note(format_args!("queue empty: wait for a wake"));
+        // `wait` releases the lock while asleep and takes it back before
+        // returning. A wake pushes its task under that lock, then signals:
+        // so it comes either before we looked (and we saw the task), or
+        // while we wait (and the signal wakes us). It is never lost.
+        self.queue.changed.wait(state).unwrap()
+    }
+    // ANCHOR_END: idle_block
 
     /// Polls `task` once, with a waker that owns a count of it.
     fn poll(&self, task: Arc<Task>, stats: &mut Stats) {
