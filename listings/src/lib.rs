@@ -22,6 +22,7 @@
 //! | [`run_queue`] | 5: a `VecDeque` run queue of named tasks; sleeping or blocking when idle |
 //! | [`parker`] | 6: a `Parker` (`Mutex<bool>` + `Condvar`) that only its wakers can unpark |
 //! | [`block_on`] | 6: `block_on`, one future on the current thread, on a `Parker` |
+//! | [`reactor`] | 7: a timer reactor: one thread, a heap of deadlines, ids it issues |
 //! | [`pitfalls`] | bugs the book shows on purpose, each with its test |
 //! | [`exercises`] | solutions to the exercises at the end of each chapter |
 
@@ -34,6 +35,7 @@ pub mod parker;
 pub mod pinning;
 pub mod pitfalls;
 pub mod raw_waker;
+pub mod reactor;
 pub mod real_future;
 pub mod run_queue;
 pub mod simple_future;

@@ -7,3 +7,4 @@ pub mod ch03;
 pub mod ch04;
 pub mod ch05;
 pub mod ch06;
+pub mod ch07;

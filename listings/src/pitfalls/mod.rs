@@ -8,9 +8,13 @@
 //! | [`leaky_waker`] | a waker whose `drop` does nothing: every task leaks | [`super::raw_waker`] |
 //! | [`park_block_on`] | `block_on` on `thread::park`: a nested `block_on` steals the wake-up, a stray `unpark` fakes one | [`super::block_on`] |
 //! | [`broken_parkers`] | a parker whose flag is set outside its lock (lost wake-up), one that never clears it (busy loop) | [`super::parker`] |
+//! | [`first_reactor`] | the first reactor: caller-chosen ids collide, a late `wake` for a dropped timer panics and poisons the lock, a thread per timer | [`super::reactor`] |
+//! | [`split_lock_reactor`] | the reactor's `is_ready` checking and storing under two locks: a lost wake-up | [`super::reactor`] |
 
 pub mod broken_parkers;
 pub mod channel_executor;
+pub mod first_reactor;
 pub mod leaky_waker;
 pub mod park_block_on;
+pub mod split_lock_reactor;
 pub mod split_lock_timer;
