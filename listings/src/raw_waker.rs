@@ -47,7 +47,7 @@ fn vtable<T: Schedule>() -> &'static RawWakerVTable {
 
 // ANCHOR: vtable
 // Every function below is called by `Waker` with the `data` pointer of a
-// waker made by `waker_for::<T>` (or by `clone::<T>`): a pointer from
+// waker made by `waker_for::<T>` (or by `clone_raw::<T>`): a pointer from
 // `Arc::<T>::into_raw` that owns one count, and that stays valid as long
 // as that waker exists.
 

@@ -70,6 +70,9 @@ struct QueueState {
     ready: VecDeque<Arc<Task>>,
     /// Tasks spawned and not yet completed (nor dropped).
     live: usize,
+    /// Set when the executor is dropped: from then on nothing is queued
+    /// (a queued task would keep the queue alive, and the queue the task).
+    closed: bool,
 }
 
 /// A named top-level future.
@@ -109,12 +112,13 @@ impl Schedule for Task {
         }
         self.queue
             .note(format_args!("wake {}: back on the queue", self.name));
-        self.queue
-            .state
-            .lock()
-            .unwrap()
-            .ready
-            .push_back(Arc::clone(self));
+        let mut state = self.queue.state.lock().unwrap();
+        // The executor is gone: nobody will poll it.
+        if state.closed {
+            return;
+        }
+        state.ready.push_back(Arc::clone(self));
+        drop(state);
         self.queue.changed.notify_one();
     }
 }
@@ -252,14 +256,16 @@ impl Executor {
 
     /// Polls `task` once, with a waker that owns a count of it.
     fn poll(&self, task: Arc<Task>, stats: &mut Stats) {
+        let mut slot = task.future.lock().unwrap();
+        // Completed already (a wake during its last poll queued it once
+        // more): leave the flag set, so that no later wake queues it.
+        let Some(future) = slot.as_mut() else {
+            return;
+        };
         // Off the queue: from now on a wake queues it again. `Acquire`
         // pairs with the waker's swap, so this poll sees what the waker
         // did before waking.
         task.scheduled.swap(false, Ordering::AcqRel);
-        let mut slot = task.future.lock().unwrap();
-        let Some(future) = slot.as_mut() else {
-            return;
-        };
         let waker = waker_for(Arc::clone(&task));
         let mut cx = Context::from_waker(&waker);
         stats.polls += 1;
@@ -285,10 +291,16 @@ impl Executor {
 // ANCHOR_END: run
 
 impl Drop for Executor {
-    /// Drops the tasks still queued (if `run` was never called, or
-    /// unwound): each holds the queue, and the queue holds them.
+    /// Closes the queue and drops the tasks still on it (if `run` was
+    /// never called, or unwound): each holds the queue, and the queue
+    /// holds them. A task still pending elsewhere goes with its last
+    /// waker; its wakes no longer queue it.
     fn drop(&mut self) {
-        let queued = std::mem::take(&mut self.queue.state.lock().unwrap().ready);
+        let queued = {
+            let mut state = self.queue.state.lock().unwrap();
+            state.closed = true;
+            std::mem::take(&mut state.ready)
+        };
         drop(queued);
     }
 }
@@ -346,23 +358,73 @@ mod tests {
     #[test]
     fn many_wakes_before_a_poll_queue_the_task_once() {
         let executor = Executor::new(Idle::Block);
-        let mut polls = 0;
+        let queue = Arc::clone(&executor.queue);
+        let (mut polls, mut queued_after_wakes) = (0, None);
+        let (report, reports) = mpsc::channel();
         executor.spawn(
             "waker",
             std::future::poll_fn(move |cx| {
                 polls += 1;
                 if polls == 2 {
+                    report.send(queued_after_wakes).unwrap();
                     return Poll::Ready(());
                 }
                 for _ in 0..1000 {
                     cx.waker().wake_by_ref();
                 }
+                queued_after_wakes = Some(queue.state.lock().unwrap().ready.len());
                 Poll::Pending
             }),
         );
-        assert_eq!(executor.queue.state.lock().unwrap().ready.len(), 1);
         let stats = executor.run();
+        // A thousand wakes during the first poll: one queue entry.
+        assert_eq!(reports.try_recv(), Ok(Some(1)));
         assert_eq!(stats.polls, 2);
+    }
+
+    #[test]
+    fn a_completed_task_is_never_queued_again() {
+        let executor = Executor::new(Idle::Block);
+        let (wakers, waker) = mpsc::channel();
+        executor.spawn(
+            "wakes itself as it completes",
+            std::future::poll_fn(move |cx| {
+                // Queued once more by this wake, though it completes now.
+                cx.waker().wake_by_ref();
+                wakers.send(cx.waker().clone()).unwrap();
+                Poll::Ready(())
+            }),
+        );
+        let stats = executor.run();
+        assert_eq!(stats.polls, 1);
+        // The leftover entry was skipped without clearing the flag: a
+        // later wake does not queue the task.
+        let waker = waker.try_recv().unwrap();
+        waker.wake_by_ref();
+        assert!(executor.queue.state.lock().unwrap().ready.is_empty());
+    }
+
+    #[test]
+    fn a_wake_after_the_executor_is_gone_frees_the_task() {
+        let executor = Executor::new(Idle::Block);
+        let (wakers, waker) = mpsc::channel();
+        executor.spawn(
+            "pending",
+            std::future::poll_fn(move |cx| {
+                wakers.send(cx.waker().clone()).unwrap();
+                Poll::<()>::Pending
+            }),
+        );
+        let queue = Arc::downgrade(&executor.queue);
+        // One poll by hand, as `run` would start, then the executor goes
+        // (as when a panic unwinds out of `run`).
+        let task = executor.next_task(&mut Stats::default()).unwrap();
+        executor.poll(task, &mut Stats::default());
+        drop(executor);
+        let waker = waker.try_recv().unwrap();
+        // Not queued on the closed queue: the waker is the last holder.
+        waker.wake();
+        assert!(queue.upgrade().is_none(), "task and queue freed");
     }
 
     #[test]
