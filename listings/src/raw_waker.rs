@@ -33,8 +33,11 @@ pub fn waker_for<T: Schedule>(task: Arc<T>) -> Waker {
     unsafe { Waker::from_raw(RawWaker::new(data, vtable::<T>())) }
 }
 
-/// The four functions of a waker of `Arc<T>`. (`RawWakerVTable::new` is
-/// evaluated at compile time, so the reference is `'static`.)
+/// The four functions of a waker of `Arc<T>`. (`RawWakerVTable::new` is a
+/// `const fn` that std lets the compiler promote, so the reference is
+/// `'static`. It is not always one address: the compiler may keep a copy
+/// per codegen unit, and `will_wake`, which compares addresses, can then
+/// say `false` for two wakers of the same task. That only costs a clone.)
 fn vtable<T: Schedule>() -> &'static RawWakerVTable {
     &RawWakerVTable::new(
         clone_raw::<T>,
@@ -147,12 +150,15 @@ mod tests {
     }
 
     #[test]
-    fn wakers_of_the_same_task_will_wake_each_other() {
-        let task = Arc::new(Counted::default());
-        let waker = waker_for(Arc::clone(&task));
+    fn will_wake_tells_wakers_of_different_tasks_apart() {
+        let waker = waker_for(Arc::new(Counted::default()));
         let other = waker_for(Arc::new(Counted::default()));
         // Same data pointer and same vtable.
-        assert!(waker.will_wake(&waker.clone()));
+        assert!(waker.will_wake(&waker));
+        // Different data pointers: never the same task. (A clone has the
+        // same data pointer, but may carry another copy of the vtable, see
+        // `vtable`; so `will_wake` on a clone is only a hint, and not
+        // asserted here: it fails in release builds.)
         assert!(!waker.will_wake(&other));
     }
 

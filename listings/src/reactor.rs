@@ -38,7 +38,9 @@ use std::sync::Mutex;
 
 // ANCHOR: state
 /// Names one timer of one reactor. Only [`Reactor::register`] makes them,
-/// so no two timers ever share one.
+/// so no two timers of a reactor ever share one. (Another reactor issues
+/// the same numbers: an id means something only to the reactor that
+/// issued it.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TimerId(u64);
 
@@ -140,9 +142,14 @@ impl Reactor {
         // `Sleep`'s destructor calls this. If a panic elsewhere poisoned the
         // lock, panicking again here could abort the process: leave the
         // entry where it is instead.
-        if let Ok(mut timers) = self.timers.lock() {
-            timers.remove(&id);
-        }
+        let removed = match self.timers.lock() {
+            Ok(mut timers) => timers.remove(&id),
+            Err(_) => None,
+        };
+        // Dropped after unlocking, like every waker the reactor lets go of:
+        // its task may go with it, and that task's futures may lock
+        // `timers` (see `is_ready`).
+        drop(removed);
     }
     // ANCHOR_END: cancel
 
@@ -188,7 +195,12 @@ fn is_ready(timers: &Timers, id: TimerId, waker: &Waker) -> bool {
             // moved to another task), but skip the clone when the stored
             // one would wake the same task anyway.
             if !stored.will_wake(waker) {
-                *stored = waker.clone();
+                let old = mem::replace(stored, waker.clone());
+                // Dropped after unlocking: dropping a waker can drop its
+                // task, and with it futures that lock `timers` (a `Sleep`
+                // cancels itself).
+                drop(timers);
+                drop(old);
             }
             false
         }
@@ -222,7 +234,10 @@ fn run(timers: &Timers, events: Receiver<Event>) {
             wake(timers, id);
         }
         let event = match deadlines.peek() {
-            Some(&Reverse((deadline, _))) => events.recv_timeout(deadline - now),
+            // (Measured again: the wakes above may have taken a while.)
+            Some(&Reverse((deadline, _))) => {
+                events.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            }
             None => events.recv().map_err(|_| RecvTimeoutError::Disconnected),
         };
         match event {

@@ -59,7 +59,9 @@ pub fn block_on_timeout<F: Future>(future: F, timeout: Duration) -> Option<F::Ou
         if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
             return Some(output);
         }
-        if !parker.park_until(deadline) {
+        // Checked here too, not only in `park_until`: a future that keeps
+        // waking itself never lets `park_until` look at the clock.
+        if Instant::now() >= deadline || !parker.park_until(deadline) {
             return None;
         }
     }
@@ -89,6 +91,16 @@ mod tests {
         let output = block_on_timeout(std::future::pending::<()>(), Duration::from_millis(50));
         assert_eq!(output, None);
         assert!(start.elapsed() >= Duration::from_millis(50), "never early");
+    }
+
+    #[test]
+    fn a_future_that_keeps_waking_itself_still_times_out() {
+        let spinning = std::future::poll_fn(|cx| {
+            cx.waker().wake_by_ref();
+            Poll::<()>::Pending
+        });
+        let output = block_on_timeout(spinning, Duration::from_millis(50));
+        assert_eq!(output, None);
     }
 
     #[test]

@@ -72,6 +72,7 @@ impl StickyParker {
 mod tests {
     use super::*;
     use crate::test_executors::PATIENCE;
+    use crate::test_wakers::eventually;
     use std::future::{Future, poll_fn};
     use std::pin::pin;
     use std::sync::Arc;
@@ -148,7 +149,9 @@ mod tests {
         let runner = thread::spawn(move || crate::block_on::block_on(future));
         let waker = wakers.recv_timeout(PATIENCE).unwrap();
         // The first poll's own wake earns exactly one more poll; then it
-        // sleeps. (A slow machine only makes this wait prove less.)
+        // sleeps: no third poll comes without a wake. (On a slow machine
+        // the wait proves less, but cannot fail a correct parker.)
+        eventually("the second poll", || polls.load(Ordering::SeqCst) == 2);
         thread::sleep(Duration::from_millis(100));
         assert_eq!(polls.load(Ordering::SeqCst), 2);
         release_tx.send(()).unwrap();

@@ -107,8 +107,9 @@ mod tests {
         assert!(weak.iter().all(|task| task.upgrade().is_some()));
         for (pointer, weak) in kept.into_iter().zip(&weak) {
             // SAFETY: each task holds exactly the two counts of the two
-            // dropped wakers; rebuilding one `Arc` per count and dropping
-            // it gives them back.
+            // dropped wakers, and nothing else will give them back: each
+            // `decrement_strong_count` gives back one; the second frees
+            // the task.
             unsafe {
                 Arc::decrement_strong_count(pointer);
                 Arc::decrement_strong_count(pointer);

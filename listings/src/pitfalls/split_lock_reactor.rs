@@ -57,7 +57,9 @@ impl Timers {
             return true;
         }
         // BUG: the lock is released here. If the timer fires now, `wake`
-        // takes the old waker; the new one, stored below, is never used.
+        // takes the old waker (and leaves `Ready`): the store below finds
+        // no `NotReady` to update, and this poll still says "not ready".
+        // The task polling now is never woken.
         let waker = waker.clone();
         if let Some(TimerState::NotReady(stored)) = self.states.lock().unwrap().get_mut(&id) {
             *stored = waker;
