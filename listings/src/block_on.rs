@@ -44,7 +44,7 @@ mod tests {
     use crate::test_executors::{Library, PATIENCE, in_background};
     use crate::timer::TimerFuture;
     use std::future::poll_fn;
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::sync::mpsc;
     use std::thread;
     use std::time::Duration;
@@ -73,25 +73,37 @@ mod tests {
     #[test]
     fn many_wakes_before_a_poll_cost_one_poll() {
         // During the first poll another thread wakes the task a thousand
-        // times (and is joined). Those wakes only set one flag: exactly
-        // one more poll follows, and nothing queues or allocates per wake.
+        // times (and is joined). Those wakes only set one flag: exactly one
+        // more poll follows, then `block_on` sleeps until the next wake,
+        // which a second thread sends 100 ms later. (A parker that counted
+        // wakes would poll again and again in between.)
+        let released = Arc::new(AtomicBool::new(false));
         let mut polls = 0;
         block_on(poll_fn(|cx| {
             polls += 1;
-            if polls > 1 {
+            if released.load(Ordering::SeqCst) {
                 return Poll::Ready(());
             }
             let waker = cx.waker().clone();
-            thread::spawn(move || {
-                for _ in 0..1000 {
-                    waker.wake_by_ref();
-                }
-            })
-            .join()
-            .unwrap();
+            if polls == 1 {
+                thread::spawn(move || {
+                    for _ in 0..1000 {
+                        waker.wake_by_ref();
+                    }
+                })
+                .join()
+                .unwrap();
+            } else if polls == 2 {
+                let released = Arc::clone(&released);
+                thread::spawn(move || {
+                    thread::sleep(Duration::from_millis(100));
+                    released.store(true, Ordering::SeqCst);
+                    waker.wake();
+                });
+            }
             Poll::Pending
         }));
-        assert_eq!(polls, 2);
+        assert_eq!(polls, 3);
     }
 
     #[test]

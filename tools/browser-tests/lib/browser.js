@@ -56,7 +56,7 @@ function isLocal(url) {
 // would show as errors: console.error messages (including failed resource
 // loads) and uncaught exceptions. Returns { page, errors } once the page has
 // loaded; `errors` keeps filling while the page lives.
-export async function openPage(context, url, { waitUntil = 'load' } = {}) {
+export async function openPage(context, url, { waitUntil = 'load', timeout = 30_000 } = {}) {
     const page = await context.newPage();
     const errors = [];
     page.on('console', msg => {
@@ -66,6 +66,6 @@ export async function openPage(context, url, { waitUntil = 'load' } = {}) {
         }
     });
     page.on('pageerror', err => errors.push(`uncaught: ${err.message}`));
-    await page.goto(url, { waitUntil });
+    await page.goto(url, { waitUntil, timeout });
     return { page, errors };
 }
