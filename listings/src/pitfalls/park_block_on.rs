@@ -76,6 +76,7 @@ mod tests {
     use crate::timer::TimerFuture;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::mpsc;
+    use std::task::Waker;
     use std::time::Duration;
 
     #[test]
@@ -97,90 +98,103 @@ mod tests {
         );
     }
 
-    /// A future that stays pending until `release`d; each poll reports on
-    /// `polls` whether a wake came before it (and the first poll hands out
-    /// the waker).
-    fn pending_until_released(
-        polls: mpsc::Sender<bool>,
-        wakers: mpsc::Sender<Waker>,
-    ) -> (impl Future<Output = ()>, Arc<AtomicBool>, Arc<AtomicBool>) {
-        let (woken, released) = (
-            Arc::new(AtomicBool::new(false)),
-            Arc::new(AtomicBool::new(false)),
-        );
-        let (my_woken, my_released) = (Arc::clone(&woken), Arc::clone(&released));
-        let mut wakers = Some(wakers);
-        let future = poll_fn(move |cx| {
-            let was_woken = my_woken.swap(false, Ordering::SeqCst);
-            polls.send(was_woken).unwrap();
-            if let Some(wakers) = wakers.take() {
-                wakers.send(cx.waker().clone()).unwrap();
+    /// Both stray-unpark tests: a future that stays pending until
+    /// released, run by `run` (one of the two `block_on`s) on a thread of
+    /// its own, and polled once.
+    struct StrayUnparkScene {
+        /// The thread running `block_on`, for the stray `unpark`.
+        runner: Thread,
+        /// The waker of the future's task.
+        waker: Waker,
+        /// One message per poll: whether a wake came before it.
+        polls: mpsc::Receiver<bool>,
+        woken: Arc<AtomicBool>,
+        released: Arc<AtomicBool>,
+        /// Hears when `run` returns.
+        returned: mpsc::Receiver<thread::Result<()>>,
+    }
+
+    impl StrayUnparkScene {
+        fn after_the_first_poll(run: fn(Pin<Box<dyn Future<Output = ()> + Send>>)) -> Self {
+            let (polls_tx, polls) = mpsc::channel();
+            let (wakers_tx, wakers) = mpsc::channel();
+            let (thread_tx, thread_rx) = mpsc::channel();
+            let (woken, released) = (
+                Arc::new(AtomicBool::new(false)),
+                Arc::new(AtomicBool::new(false)),
+            );
+            let (my_woken, my_released) = (Arc::clone(&woken), Arc::clone(&released));
+            let mut wakers_tx = Some(wakers_tx);
+            let future = poll_fn(move |cx| {
+                polls_tx
+                    .send(my_woken.swap(false, Ordering::SeqCst))
+                    .unwrap();
+                if let Some(wakers) = wakers_tx.take() {
+                    wakers.send(cx.waker().clone()).unwrap();
+                }
+                if my_released.load(Ordering::SeqCst) {
+                    Poll::Ready(())
+                } else {
+                    Poll::Pending
+                }
+            });
+            let returned = in_background(move || {
+                thread_tx.send(thread::current()).unwrap();
+                run(Box::pin(future));
+            });
+            let runner = thread_rx.recv().unwrap();
+            let waker = wakers.recv_timeout(PATIENCE).unwrap();
+            assert_eq!(polls.recv_timeout(PATIENCE), Ok(false), "the first poll");
+            StrayUnparkScene {
+                runner,
+                waker,
+                polls,
+                woken,
+                released,
+                returned,
             }
-            if my_released.load(Ordering::SeqCst) {
-                Poll::Ready(())
-            } else {
-                Poll::Pending
-            }
-        });
-        (future, woken, released)
+        }
+
+        /// Lets the future complete, with a wake.
+        fn release(&self) {
+            self.released.store(true, Ordering::SeqCst);
+            self.woken.store(true, Ordering::SeqCst);
+            self.waker.wake_by_ref();
+        }
     }
 
     #[test]
     fn a_stray_unpark_polls_the_future_though_nothing_woke_it() {
-        let (polls_tx, polls) = mpsc::channel();
-        let (wakers_tx, wakers) = mpsc::channel();
-        let (thread_tx, thread_rx) = mpsc::channel();
-        let (future, woken, released) = pending_until_released(polls_tx, wakers_tx);
-        let _returned = in_background(move || {
-            thread_tx.send(thread::current()).unwrap();
-            block_on(future);
-        });
-        let runner = thread_rx.recv().unwrap();
-        let waker = wakers.recv_timeout(PATIENCE).unwrap();
-        assert_eq!(polls.recv_timeout(PATIENCE), Ok(false), "the first poll");
+        let scene = StrayUnparkScene::after_the_first_poll(block_on);
         // Some other code on that thread's behalf unparks it: a library
         // that uses park/unpark for its own waiting, say.
-        runner.unpark();
+        scene.runner.unpark();
         // Polled again, with no wake behind it.
         assert_eq!(
-            polls.recv_timeout(PATIENCE),
+            scene.polls.recv_timeout(PATIENCE),
             Ok(false),
             "a poll nobody asked for"
         );
-        released.store(true, Ordering::SeqCst);
-        woken.store(true, Ordering::SeqCst);
-        waker.wake();
+        scene.release();
     }
 
     #[test]
     fn a_parker_ignores_a_stray_unpark() {
-        let (polls_tx, polls) = mpsc::channel();
-        let (wakers_tx, wakers) = mpsc::channel();
-        let (thread_tx, thread_rx) = mpsc::channel();
-        let (future, woken, released) = pending_until_released(polls_tx, wakers_tx);
-        let returned = in_background(move || {
-            thread_tx.send(thread::current()).unwrap();
-            crate::block_on::block_on(future);
-        });
-        let runner = thread_rx.recv().unwrap();
-        let waker = wakers.recv_timeout(PATIENCE).unwrap();
-        assert_eq!(polls.recv_timeout(PATIENCE), Ok(false), "the first poll");
-        runner.unpark();
+        let scene = StrayUnparkScene::after_the_first_poll(crate::block_on::block_on);
+        scene.runner.unpark();
         // No poll follows: only the future's own wakers unpark its parker.
         // (If this thread is slow, the wait below only proves less; it
         // cannot fail a correct parker.)
         assert_eq!(
-            polls.recv_timeout(Duration::from_millis(100)),
+            scene.polls.recv_timeout(Duration::from_millis(100)),
             Err(mpsc::RecvTimeoutError::Timeout)
         );
-        released.store(true, Ordering::SeqCst);
-        woken.store(true, Ordering::SeqCst);
-        waker.wake();
+        scene.release();
         assert_eq!(
-            polls.recv_timeout(PATIENCE),
+            scene.polls.recv_timeout(PATIENCE),
             Ok(true),
             "polled after its wake"
         );
-        returned.recv_timeout(PATIENCE).unwrap().unwrap();
+        scene.returned.recv_timeout(PATIENCE).unwrap().unwrap();
     }
 }
