@@ -23,14 +23,26 @@
 //! | [`parker`] | 6: a `Parker` (`Mutex<bool>` + `Condvar`) that only its wakers can unpark |
 //! | [`block_on`] | 6: `block_on`, one future on the current thread, on a `Parker` |
 //! | [`reactor`] | 7: a timer reactor: one thread, a heap of deadlines, ids it issues |
+//! | [`epoll`] | 8: `epoll_create1`, `epoll_ctl`, `epoll_wait` through rustix; level, edge, oneshot |
+//! | [`notifier`] | 8: an `eventfd` that interrupts `epoll_wait`, one write per wait |
+//! | [`epoll_reactor`] | 8: a reactor on epoll: token → wakers; `block_on` that sleeps in `epoll_wait` |
+//! | [`async_fd`] | 8: `Async<T>`: read, write and accept on non-blocking descriptors |
+//! | [`stdin_demo`] | 8: a number from standard input plus 10, read once epoll reports it |
+//! | [`runtime`] | 9: a single-thread runtime: run queue, epoll reactor, timers in the `epoll_wait` timeout |
+//! | [`echo`] | 9: a TCP echo server: a task per connection, idle timeout, accept back-off |
 //! | [`pitfalls`] | bugs the book shows on purpose, each with its test |
 //! | [`exercises`] | solutions to the exercises at the end of each chapter |
 
+pub mod async_fd;
 pub mod block_on;
 pub mod combinators;
+pub mod echo;
+pub mod epoll;
+pub mod epoll_reactor;
 pub mod executor;
 pub mod exercises;
 pub mod fixed_executor;
+pub mod notifier;
 pub mod parker;
 pub mod pinning;
 pub mod pitfalls;
@@ -38,9 +50,11 @@ pub mod raw_waker;
 pub mod reactor;
 pub mod real_future;
 pub mod run_queue;
+pub mod runtime;
 pub mod simple_future;
 pub mod state_machine;
 pub mod std_executor;
+pub mod stdin_demo;
 #[cfg(all(test, not(loom)))]
 mod test_executors;
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! file under `listings/output/` and every compiler error a `.stderr` file
 //! under `listings/compile_fail/`; these tests run the program (or the
 //! compiler) and compare. Durations and addresses vary from run to run, so
-//! both sides are normalised before the comparison.
+//! both sides are normalised before the comparison. A program that reads
+//! its standard input is fed `listings/output/<name>.stdin`.
 //!
 //! After a deliberate change, `BLESS=1 cargo test -p listings` rewrites the
 //! files from a real run; review the diff before committing. (Name no test
@@ -10,6 +11,7 @@
 
 use std::env;
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -88,10 +90,21 @@ fn every_shown_output_is_what_the_program_prints() {
                 modified(&program) >= newest_source().max(modified(&source)),
                 "example {name} is not built or out of date: run plain `cargo test`, which builds the examples"
             );
-            let child = Command::new(&program)
+            // A program that reads standard input gets its `<name>.stdin`
+            // through a pipe, as if typed (a pipe, like a terminal, is
+            // what epoll waits for; a file would be read directly).
+            let input = expected.with_extension("stdin");
+            let input = input.exists().then(|| fs::read(&input).unwrap());
+            let mut child = Command::new(&program)
+                .stdin(if input.is_some() { Stdio::piped() } else { Stdio::inherit() })
                 .stdout(Stdio::piped())
                 .spawn()
                 .unwrap();
+            if let Some(input) = input {
+                // Small enough for the pipe's buffer: written at once.
+                // Dropping our end is the end of the input.
+                child.stdin.take().unwrap().write_all(&input).unwrap();
+            }
             (expected, name, child)
         })
         .collect();

@@ -8,3 +8,5 @@ pub mod ch04;
 pub mod ch05;
 pub mod ch06;
 pub mod ch07;
+pub mod ch08;
+pub mod ch09;

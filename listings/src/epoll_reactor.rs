@@ -1,0 +1,487 @@
+//! Chapter 8: a reactor on epoll.
+//!
+//! The reactor keeps, for every registered file descriptor, a token and
+//! the wakers of the tasks waiting to read from it or to write to it. A
+//! future that gets `WouldBlock` leaves its waker here and arms the
+//! descriptor; a readiness report for the token wakes exactly those
+//! wakers. There is no reactor thread: whoever has nothing better to do
+//! calls [`Reactor::wait`] (one thread at a time), which sleeps in
+//! `epoll_wait` — here
+//! [`Reactor::block_on`], in chapter 9 the runtime's loop. A wake from
+//! another thread reaches that sleeper through the [`Notifier`]'s eventfd,
+//! which is in the same interest list.
+//!
+//! Entries are *oneshot*: a report disarms the descriptor until a waiter
+//! arms it again. Each arming is one more `epoll_ctl`, but in return a
+//! descriptor nobody waits for is not reported again and again
+//! (level-triggered would report it on every wait), and arming checks the
+//! descriptor's current state, so readiness that came before the waker was
+//! stored is not lost (edge-triggered would have reported it already, to
+//! nobody). The one rule: store the waker *before* arming; a thread in
+//! `wait` may take the report in between (see the tests).
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::io;
+use std::os::fd::BorrowedFd;
+use std::pin::pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, TryLockError};
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::Duration;
+
+use super::epoll::{Event, Interest, Mode, Poller};
+use super::notifier::Notifier;
+
+// ANCHOR: reactor
+/// An epoll reactor: wakes the task waiting on a descriptor when it
+/// becomes ready. Share it with `Arc`: any thread may register and wait
+/// for a descriptor, but only one at a time calls [`Reactor::wait`].
+#[derive(Debug)]
+pub struct Reactor {
+    poller: Poller,
+    notifier: Arc<Notifier>,
+    sources: Mutex<Sources>,
+    /// The reports of the last wait; held by the one thread in `wait`.
+    events: Mutex<Vec<Event>>,
+}
+
+/// The registered descriptors, by token.
+#[derive(Debug, Default)]
+struct Sources {
+    waiting: HashMap<u64, Waiters>,
+    /// The next token to hand out. Tokens are never reused, so a late
+    /// report for a descriptor that is gone finds no entry.
+    next_token: u64,
+}
+
+/// Who waits on one descriptor.
+#[derive(Debug, Default)]
+struct Waiters {
+    reader: Option<Waker>,
+    writer: Option<Waker>,
+}
+
+/// Which way a task waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Until the descriptor is readable.
+    Read,
+    /// Until the descriptor is writable.
+    Write,
+}
+
+/// The token of the notifier's eventfd.
+const NOTIFY: u64 = 0;
+// ANCHOR_END: reactor
+
+// ANCHOR: register
+impl Reactor {
+    /// A reactor with its epoll instance and its eventfd.
+    pub fn new() -> io::Result<Self> {
+        let poller = Poller::new()?;
+        let notifier = Arc::new(Notifier::new()?);
+        // Level-triggered: a notify is reported until `wait` drains it.
+        poller.add(&*notifier, NOTIFY, Interest::READABLE, Mode::Level)?;
+        Ok(Reactor {
+            poller,
+            notifier,
+            sources: Mutex::new(Sources {
+                next_token: NOTIFY + 1,
+                ..Sources::default()
+            }),
+            events: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The notifier that interrupts a `wait` from any thread.
+    pub fn notifier(&self) -> &Arc<Notifier> {
+        &self.notifier
+    }
+
+    /// Adds `fd` to the interest list, disarmed; returns its token. The
+    /// caller must call `deregister` before closing `fd`.
+    pub fn register(&self, fd: BorrowedFd<'_>) -> io::Result<u64> {
+        let token = {
+            let mut sources = self.sources.lock().unwrap();
+            let token = sources.next_token;
+            sources.next_token += 1;
+            sources.waiting.insert(token, Waiters::default());
+            token
+        };
+        if let Err(e) = self.poller.add(fd, token, Interest::NONE, Mode::Oneshot) {
+            self.sources.lock().unwrap().waiting.remove(&token);
+            return Err(e);
+        }
+        Ok(token)
+    }
+
+    /// Removes `fd` from the interest list and lets go of its wakers.
+    pub fn deregister(&self, fd: BorrowedFd<'_>, token: u64) -> io::Result<()> {
+        let waiters = self.sources.lock().unwrap().waiting.remove(&token);
+        // Dropped here, after unlocking: dropping a waker runs its
+        // executor's code, which must not run under our lock.
+        drop(waiters);
+        self.poller.delete(fd)
+    }
+}
+// ANCHOR_END: register
+
+// ANCHOR: wait_for
+impl Reactor {
+    /// Leaves `waker` to be woken once `fd` (registered as `token`) is
+    /// ready in `direction`, replacing the waker an earlier call left.
+    /// Call it after the operation returned `WouldBlock`, then return
+    /// `Pending`.
+    pub fn wait_for(
+        &self,
+        fd: BorrowedFd<'_>,
+        token: u64,
+        direction: Direction,
+        waker: &Waker,
+    ) -> io::Result<()> {
+        let mut sources = self.sources.lock().unwrap();
+        let waiters = sources
+            .waiting
+            .get_mut(&token)
+            .expect("wait_for on a deregistered token");
+        let slot = match direction {
+            Direction::Read => &mut waiters.reader,
+            Direction::Write => &mut waiters.writer,
+        };
+        let replaced = match slot {
+            Some(old) if old.will_wake(waker) => None,
+            _ => slot.replace(waker.clone()),
+        };
+        let interest = waiters.interest();
+        // The waker is stored; only now arm the descriptor. From here on,
+        // a report finds the waker, even one that a thread already in
+        // `wait` takes before this function returns.
+        let armed = self.poller.modify(fd, token, interest, Mode::Oneshot);
+        drop(sources);
+        drop(replaced);
+        armed
+    }
+}
+
+impl Waiters {
+    /// What the stored wakers wait for.
+    fn interest(&self) -> Interest {
+        Interest {
+            readable: self.reader.is_some(),
+            writable: self.writer.is_some(),
+        }
+    }
+}
+// ANCHOR_END: wait_for
+
+// ANCHOR: wait
+impl Reactor {
+    /// Sleeps in `epoll_wait` until a registered descriptor is ready, a
+    /// notify comes, or `timeout` passes (`None`: no limit); then wakes
+    /// the tasks waiting on what was reported. May return with nothing
+    /// done (a signal, a late report): callers loop.
+    ///
+    /// Panics if another thread is in `wait`: a notify wakes only the
+    /// thread in `epoll_wait`, so a second waiter could sleep through the
+    /// wake meant for it.
+    pub fn wait(&self, timeout: Option<Duration>) -> io::Result<()> {
+        let mut events = match self.events.try_lock() {
+            Ok(events) => events,
+            Err(TryLockError::WouldBlock) => panic!("two threads in Reactor::wait at once"),
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+        };
+        self.poller.wait(&mut events, timeout)?;
+        let mut to_wake = Vec::new();
+        let mut sources = self.sources.lock().unwrap();
+        for event in events.iter() {
+            if event.token == NOTIFY {
+                self.notifier.drain();
+                continue;
+            }
+            // A report for a token that is gone: its descriptor was
+            // deregistered after `epoll_wait` collected the report.
+            let Some(waiters) = sources.waiting.get_mut(&event.token) else {
+                continue;
+            };
+            if event.readable {
+                to_wake.extend(waiters.reader.take());
+            }
+            if event.writable {
+                to_wake.extend(waiters.writer.take());
+            }
+            // The report disarmed the entry. A waiter the report was not
+            // for (a writer, when the descriptor became readable) still
+            // needs it armed.
+            let interest = waiters.interest();
+            if interest != Interest::NONE {
+                // The descriptor itself is not at hand, only its token;
+                // the waiter re-arms it on its next `wait_for`. Wake it so
+                // that it makes that call.
+                to_wake.extend(waiters.reader.take());
+                to_wake.extend(waiters.writer.take());
+            }
+        }
+        drop(sources);
+        drop(events);
+        // Drained (if the eventfd was reported) and only then reset: a
+        // notify from now on writes again.
+        self.notifier.reset();
+        // Outside every lock: a waker runs its executor's code.
+        for waker in to_wake {
+            waker.wake();
+        }
+        Ok(())
+    }
+}
+// ANCHOR_END: wait
+
+// ANCHOR: block_on
+impl Reactor {
+    /// Runs `future` to completion on this thread. Between polls the
+    /// thread sleeps in this reactor's `wait`, so it serves the future's
+    /// I/O while it waits; a wake from any thread ends the sleep.
+    /// Panics if another thread is waiting on this reactor meanwhile.
+    pub fn block_on<F: Future>(&self, future: F) -> io::Result<F::Output> {
+        let mut future = pin!(future);
+        let signal = Arc::new(WakeSignal {
+            woken: AtomicBool::new(false),
+            notifier: Arc::clone(&self.notifier),
+        });
+        let waker = Waker::from(Arc::clone(&signal));
+        let mut cx = Context::from_waker(&waker);
+        loop {
+            if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+                return Ok(output);
+            }
+            // Sleep until a wake: from the reactor's own reports, or a
+            // notify from another thread.
+            while !signal.woken.swap(false, Ordering::Acquire) {
+                self.wait(None)?;
+            }
+        }
+    }
+}
+
+/// The waker of `block_on`'s future.
+#[derive(Debug)]
+struct WakeSignal {
+    /// Set by every wake, cleared before the next poll.
+    woken: AtomicBool,
+    notifier: Arc<Notifier>,
+}
+
+impl Wake for WakeSignal {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.store(true, Ordering::Release);
+        // Interrupts the wait, if there is one; at most one write per
+        // wait. Never blocks, never allocates.
+        self.notifier.notify();
+    }
+}
+// ANCHOR_END: block_on
+
+#[cfg(all(test, not(loom)))]
+impl Reactor {
+    /// How many descriptors are registered.
+    pub(crate) fn registered(&self) -> usize {
+        self.sources.lock().unwrap().waiting.len()
+    }
+
+    /// Wakes every waiting task as if all its descriptors were reported
+    /// ready, when none is: spurious readiness, for the tests of code that
+    /// must survive it.
+    pub(crate) fn report_everything_spuriously(&self) {
+        let to_wake: Vec<Waker> = {
+            let mut sources = self.sources.lock().unwrap();
+            sources
+                .waiting
+                .values_mut()
+                .flat_map(|w| [w.reader.take(), w.writer.take()])
+                .flatten()
+                .collect()
+        };
+        for waker in to_wake {
+            waker.wake();
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::test_wakers::TestWaker;
+    use std::io::Write;
+    use std::os::fd::AsFd;
+    use std::os::unix::net::UnixStream;
+    use std::thread;
+
+    const NOW: Option<Duration> = Some(Duration::ZERO);
+
+    fn registered_pair(reactor: &Reactor) -> (UnixStream, UnixStream, u64) {
+        let (reader, writer) = UnixStream::pair().unwrap();
+        reader.set_nonblocking(true).unwrap();
+        let token = reactor.register(reader.as_fd()).unwrap();
+        (reader, writer, token)
+    }
+
+    #[test]
+    fn a_report_wakes_exactly_the_task_that_waits_on_it() {
+        let reactor = Reactor::new().unwrap();
+        let (a, mut a_peer, a_token) = registered_pair(&reactor);
+        let (b, _b_peer, b_token) = registered_pair(&reactor);
+        let (task_a, task_b) = (TestWaker::new(), TestWaker::new());
+        reactor
+            .wait_for(a.as_fd(), a_token, Direction::Read, &task_a.waker())
+            .unwrap();
+        reactor
+            .wait_for(b.as_fd(), b_token, Direction::Read, &task_b.waker())
+            .unwrap();
+        a_peer.write_all(b"x").unwrap();
+        reactor.wait(Some(Duration::from_secs(20))).unwrap();
+        assert_eq!((task_a.wakes(), task_b.wakes()), (1, 0));
+        // Oneshot: not reported again until someone waits again.
+        reactor.wait(NOW).unwrap();
+        assert_eq!(task_a.wakes(), 1);
+    }
+
+    #[test]
+    fn waiting_again_replaces_the_waker() {
+        let reactor = Reactor::new().unwrap();
+        let (a, mut peer, token) = registered_pair(&reactor);
+        let (old, new) = (TestWaker::new(), TestWaker::new());
+        reactor
+            .wait_for(a.as_fd(), token, Direction::Read, &old.waker())
+            .unwrap();
+        reactor
+            .wait_for(a.as_fd(), token, Direction::Read, &new.waker())
+            .unwrap();
+        assert_eq!(old.live(), 0, "the old waker was let go");
+        peer.write_all(b"x").unwrap();
+        reactor.wait(Some(Duration::from_secs(20))).unwrap();
+        assert_eq!((old.wakes(), new.wakes()), (0, 1));
+    }
+
+    #[test]
+    fn deregistering_lets_go_of_the_wakers_and_stale_reports_are_ignored() {
+        let reactor = Reactor::new().unwrap();
+        let (a, mut peer, token) = registered_pair(&reactor);
+        let task = TestWaker::new();
+        reactor
+            .wait_for(a.as_fd(), token, Direction::Read, &task.waker())
+            .unwrap();
+        peer.write_all(b"x").unwrap();
+        reactor.deregister(a.as_fd(), token).unwrap();
+        assert_eq!(task.live(), 0);
+        reactor.wait(NOW).unwrap();
+        assert_eq!(task.wakes(), 0);
+    }
+
+    #[test]
+    fn a_reader_and_a_writer_on_one_descriptor_each_get_their_report() {
+        let reactor = Reactor::new().unwrap();
+        let (a, mut peer, token) = registered_pair(&reactor);
+        // Fill the socket so that it is not writable.
+        let mut filled = 0;
+        while let Ok(n) = rustix::io::write(&a, &[0; 4096]) {
+            filled += n;
+        }
+        let (reader, writer) = (TestWaker::new(), TestWaker::new());
+        reactor
+            .wait_for(a.as_fd(), token, Direction::Read, &reader.waker())
+            .unwrap();
+        reactor
+            .wait_for(a.as_fd(), token, Direction::Write, &writer.waker())
+            .unwrap();
+        peer.write_all(b"x").unwrap();
+        reactor.wait(Some(Duration::from_secs(20))).unwrap();
+        assert_eq!(reader.wakes(), 1);
+        // The writer was woken too, to arm the descriptor again for itself.
+        assert_eq!(writer.wakes(), 1);
+        // Now make room: its wait is reported as it should.
+        reactor
+            .wait_for(a.as_fd(), token, Direction::Write, &writer.waker())
+            .unwrap();
+        let mut sink = vec![0; filled];
+        std::io::Read::read_exact(&mut peer, &mut sink).unwrap();
+        reactor.wait(Some(Duration::from_secs(20))).unwrap();
+        assert_eq!(writer.wakes(), 2);
+    }
+
+    #[test]
+    fn storing_the_waker_after_arming_loses_the_report() {
+        // What a thread in `wait` can do between the two steps of a future
+        // that arms first, written out step by step.
+        let reactor = Reactor::new().unwrap();
+        let (a, mut peer, token) = registered_pair(&reactor);
+        peer.write_all(b"x").unwrap();
+        let task = TestWaker::new();
+        // 1. The future arms the descriptor...
+        reactor
+            .poller
+            .modify(&a, token, Interest::READABLE, Mode::Oneshot)
+            .unwrap();
+        // 2. ...the waiting thread takes the report, finds no waker...
+        reactor.wait(NOW).unwrap();
+        // 3. ...and the waker is stored too late: nothing will wake it.
+        reactor
+            .sources
+            .lock()
+            .unwrap()
+            .waiting
+            .get_mut(&token)
+            .unwrap()
+            .reader = Some(task.waker());
+        peer.write_all(b"more").unwrap();
+        reactor.wait(Some(Duration::from_millis(50))).unwrap();
+        assert_eq!(task.wakes(), 0, "the task sleeps for ever");
+    }
+
+    #[test]
+    fn storing_the_waker_before_arming_catches_the_report() {
+        // `wait_for` stores first, then arms: the report of a descriptor
+        // that was ready all along finds the waker.
+        let reactor = Reactor::new().unwrap();
+        let (b, mut peer, token) = registered_pair(&reactor);
+        peer.write_all(b"x").unwrap();
+        let task = TestWaker::new();
+        reactor
+            .wait_for(b.as_fd(), token, Direction::Read, &task.waker())
+            .unwrap();
+        reactor.wait(NOW).unwrap();
+        assert_eq!(task.wakes(), 1);
+    }
+
+    #[test]
+    fn a_second_thread_waiting_at_once_is_refused() {
+        let reactor = Arc::new(Reactor::new().unwrap());
+        let first = {
+            let reactor = Arc::clone(&reactor);
+            thread::spawn(move || reactor.wait(None))
+        };
+        // Let the first thread get into `epoll_wait`.
+        while reactor.events.try_lock().is_ok() {
+            thread::yield_now();
+        }
+        let second = std::panic::catch_unwind(|| reactor.wait(Some(Duration::ZERO)));
+        assert!(second.is_err());
+        reactor.notifier().notify();
+        first.join().unwrap().unwrap();
+    }
+
+    #[test]
+    fn block_on_runs_a_future_woken_from_another_thread() {
+        let reactor = Reactor::new().unwrap();
+        let (tx, rx) = futures::channel::oneshot::channel();
+        let sender = thread::spawn(move || {
+            thread::sleep(Duration::from_millis(20));
+            tx.send(42).unwrap();
+        });
+        assert_eq!(reactor.block_on(rx).unwrap(), Ok(42));
+        sender.join().unwrap();
+    }
+}

@@ -1,0 +1,466 @@
+//! Chapter 8: a number from standard input, plus 10, read only once epoll
+//! reports standard input readable.
+//!
+//! The demo (`examples/ch08_stdin.rs`) registers standard input with an
+//! epoll [`Reactor`] and reads a line through [`Async::read`]: the read is
+//! tried, and while there is nothing to read the task waits in
+//! `epoll_wait`, never in `read(2)`, so the same thread could run other
+//! tasks meanwhile (the tests show one). Bad input is a clear
+//! [`InputError`], never a panic.
+//!
+//! Standard input is not always something epoll can wait for: for a
+//! regular file (`cargo run --example ch08_stdin < number.txt`) or
+//! `/dev/null`, `epoll_ctl` fails with `EPERM`. Such a file is always
+//! ready, and [`Input`] reads it directly.
+
+use std::fmt;
+use std::io::{self, Read};
+use std::os::fd::{AsFd, BorrowedFd};
+use std::sync::{Arc, LazyLock};
+
+use super::async_fd::Async;
+use super::epoll_reactor::Reactor;
+
+// ANCHOR: unbuffered
+/// A borrowed descriptor read with plain `read(2)` calls, nothing in
+/// between: standard input in the demo, a pipe in the tests.
+///
+/// Not `std::io::Stdin`: it reads ahead into a buffer of its own (up to
+/// 8 KiB at a time, two lines or more from a pipe), and what sits in that
+/// buffer is no longer in the kernel, so epoll never reports it. A task
+/// that waits for readiness with its next line in that buffer waits for
+/// ever.
+#[derive(Debug, Clone, Copy)]
+pub struct Unbuffered<'fd>(pub BorrowedFd<'fd>);
+
+impl Unbuffered<'static> {
+    /// Standard input (descriptor 0) of this process.
+    pub fn stdin() -> Self {
+        // `io::stdin()` hands out a handle to a process-wide value, and
+        // its `as_fd` borrows the handle; kept in a static, the handle
+        // lives as long as the program, and so does the borrow. It is
+        // only used for its descriptor, never read through.
+        static STDIN: LazyLock<io::Stdin> = LazyLock::new(io::stdin);
+        Unbuffered(STDIN.as_fd())
+    }
+}
+
+impl AsFd for Unbuffered<'_> {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.0
+    }
+}
+
+impl Read for &Unbuffered<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        Ok(rustix::io::read(self.0, buf)?)
+    }
+}
+
+// ANCHOR_END: unbuffered
+
+// ANCHOR: input
+/// An input descriptor, waited for with epoll whenever epoll can.
+#[derive(Debug)]
+pub enum Input<'fd> {
+    /// A pipe, a terminal, a socket: read once the reactor reports it
+    /// readable.
+    Polled(Async<Unbuffered<'fd>>),
+    /// A regular file or `/dev/null`, which epoll refuses (`EPERM`): it
+    /// never waits for data to *arrive*, so readiness means nothing for
+    /// it. It is read directly. (A read from a slow disk still blocks the
+    /// thread for a moment; no readiness API can help with that.)
+    Direct(Unbuffered<'fd>),
+}
+
+impl<'fd> Input<'fd> {
+    /// Registers `fd` with `reactor`, or falls back to reading it
+    /// directly if epoll refuses it.
+    pub fn new(reactor: &Arc<Reactor>, fd: Unbuffered<'fd>) -> io::Result<Self> {
+        match Async::new(reactor, fd) {
+            Ok(polled) => Ok(Input::Polled(polled)),
+            // `Async::new` left the descriptor's flags as they were.
+            Err(e) if e.raw_os_error() == Some(rustix::io::Errno::PERM.raw_os_error()) => {
+                Ok(Input::Direct(fd))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Reads some bytes into `buf`; `Ok(0)` at the end of the input.
+    pub async fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Input::Polled(polled) => polled.read(buf).await,
+            Input::Direct(fd) => {
+                let mut reader = fd;
+                reader.read(buf)
+            }
+        }
+    }
+}
+// ANCHOR_END: input
+
+// ANCHOR: error
+/// Why the input did not give a number plus 10.
+#[derive(Debug)]
+pub enum InputError {
+    /// The input ended before a single byte of a line.
+    NoLine,
+    /// The line holds nothing but spaces.
+    Empty,
+    /// The line is longer than the buffer: `limit` bytes, not counting
+    /// the `\n`.
+    TooLong {
+        /// The longest line accepted, in bytes.
+        limit: usize,
+    },
+    /// The line is not UTF-8 text.
+    NotUtf8,
+    /// The line, without its surrounding spaces, is not a whole number.
+    NotANumber(String),
+    /// The line is a whole number, but not one an `i64` holds.
+    OutOfRange(String),
+    /// The number fits in an `i64`, but the number plus 10 does not.
+    Overflow(i64),
+    /// Reading failed.
+    Io(io::Error),
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InputError::NoLine => write!(f, "no input: it ended before a line"),
+            InputError::Empty => write!(f, "the line is empty: type a number"),
+            InputError::TooLong { limit } => write!(f, "the line is longer than {limit} bytes"),
+            InputError::NotUtf8 => write!(f, "the line is not UTF-8 text"),
+            // `{:?}` quotes the text and escapes control characters.
+            InputError::NotANumber(text) => write!(f, "{text:?} is not a whole number"),
+            InputError::OutOfRange(text) => {
+                write!(f, "{text:?} is out of range ({} to {})", i64::MIN, i64::MAX)
+            }
+            InputError::Overflow(n) => write!(f, "{n} + 10 is more than {}", i64::MAX),
+            InputError::Io(e) => write!(f, "cannot read the input: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for InputError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            InputError::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<io::Error> for InputError {
+    fn from(e: io::Error) -> Self {
+        InputError::Io(e)
+    }
+}
+// ANCHOR_END: error
+
+// ANCHOR: read_line
+/// Reads one line of at most `limit` bytes (not counting its `\n`), or
+/// the last line of the input if it has no `\n`. Reads in chunks, so
+/// bytes after the `\n` may be read too: they are dropped.
+///
+/// With an [`Input::Polled`], every read goes through [`Async::read`]:
+/// while there is nothing to read, the task is `Pending` and its thread
+/// free, and the task is woken when epoll reports the descriptor.
+pub async fn read_line(input: &Input<'_>, limit: usize) -> Result<String, InputError> {
+    // Room for the longest line and its `\n`: a full buffer without a
+    // `\n` is a line that is too long.
+    let mut line = vec![0; limit + 1];
+    let mut len = 0;
+    loop {
+        if len == line.len() {
+            return Err(InputError::TooLong { limit });
+        }
+        let n = input.read(&mut line[len..]).await?;
+        if n == 0 {
+            // The end of the input: a last line without `\n`, or none.
+            if len == 0 {
+                return Err(InputError::NoLine);
+            }
+            break;
+        }
+        if let Some(newline) = line[len..len + n].iter().position(|&b| b == b'\n') {
+            len += newline;
+            break;
+        }
+        len += n;
+    }
+    line.truncate(len);
+    String::from_utf8(line).map_err(|_| InputError::NotUtf8)
+}
+// ANCHOR_END: read_line
+
+// ANCHOR: plus_ten
+/// A number and the number plus 10; displayed as `32 + 10 = 42`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlusTen {
+    /// The number read.
+    pub number: i64,
+    /// `number + 10`.
+    pub sum: i64,
+}
+
+impl fmt::Display for PlusTen {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} + 10 = {}", self.number, self.sum)
+    }
+}
+
+/// Reads `line` as a whole number, spaces around it allowed, and adds 10.
+pub fn plus_ten(line: &str) -> Result<PlusTen, InputError> {
+    use std::num::IntErrorKind;
+
+    let text = line.trim();
+    if text.is_empty() {
+        return Err(InputError::Empty);
+    }
+    let number: i64 = text
+        .parse()
+        .map_err(|e: std::num::ParseIntError| match e.kind() {
+            IntErrorKind::PosOverflow | IntErrorKind::NegOverflow => {
+                InputError::OutOfRange(text.to_string())
+            }
+            _ => InputError::NotANumber(text.to_string()),
+        })?;
+    let sum = number.checked_add(10).ok_or(InputError::Overflow(number))?;
+    Ok(PlusTen { number, sum })
+}
+// ANCHOR_END: plus_ten
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::test_executors::PATIENCE;
+    use crate::test_wakers::TestWaker;
+    use std::fs::File;
+    use std::io::Write;
+    use std::io::{PipeReader, PipeWriter};
+    use std::pin::pin;
+    use std::sync::mpsc;
+    use std::task::{Context, Poll};
+    use std::thread;
+
+    /// The longest line the tests accept, as in the demo.
+    const LIMIT: usize = 32;
+
+    fn reactor() -> Arc<Reactor> {
+        Arc::new(Reactor::new().unwrap())
+    }
+
+    fn message(result: Result<impl fmt::Debug, InputError>) -> String {
+        result.unwrap_err().to_string()
+    }
+
+    /// Reads a line of `bytes`, written to a pipe then closed, waiting for
+    /// the pipe in epoll.
+    fn line_of(bytes: &[u8]) -> Result<String, InputError> {
+        let reactor = reactor();
+        let (reader, mut writer) = io::pipe().unwrap();
+        writer.write_all(bytes).unwrap();
+        drop(writer);
+        let input = Input::new(&reactor, Unbuffered(reader.as_fd())).unwrap();
+        assert!(matches!(input, Input::Polled(_)));
+        reactor.block_on(read_line(&input, LIMIT)).unwrap()
+    }
+
+    #[test]
+    fn plus_ten_adds_ten_to_a_number_with_spaces_around() {
+        assert_eq!(
+            plus_ten("32").unwrap(),
+            PlusTen {
+                number: 32,
+                sum: 42
+            }
+        );
+        assert_eq!(plus_ten("  -5 \r").unwrap().to_string(), "-5 + 10 = 5");
+        assert_eq!(plus_ten("+7").unwrap().to_string(), "7 + 10 = 17");
+        assert_eq!(plus_ten("9223372036854775797").unwrap().sum, i64::MAX);
+    }
+
+    #[test]
+    fn plus_ten_explains_every_bad_line() {
+        assert_eq!(message(plus_ten("abc")), "\"abc\" is not a whole number");
+        assert_eq!(message(plus_ten(" 4.5 ")), "\"4.5\" is not a whole number");
+        assert_eq!(message(plus_ten("1\t2")), "\"1\\t2\" is not a whole number");
+        assert_eq!(message(plus_ten("")), "the line is empty: type a number");
+        assert_eq!(
+            message(plus_ten("  \t ")),
+            "the line is empty: type a number"
+        );
+        assert_eq!(
+            message(plus_ten("99999999999999999999")),
+            "\"99999999999999999999\" is out of range (-9223372036854775808 to 9223372036854775807)"
+        );
+        assert_eq!(
+            message(plus_ten("-99999999999999999999")),
+            "\"-99999999999999999999\" is out of range (-9223372036854775808 to 9223372036854775807)"
+        );
+        assert_eq!(
+            message(plus_ten("9223372036854775800")),
+            "9223372036854775800 + 10 is more than 9223372036854775807"
+        );
+    }
+
+    #[test]
+    fn read_line_stops_at_the_newline_or_the_end_of_the_input() {
+        assert_eq!(line_of(b"32\n").unwrap(), "32");
+        assert_eq!(line_of(b"32\nand more\n").unwrap(), "32");
+        assert_eq!(line_of(b"  -5 ").unwrap(), "  -5 ");
+        assert_eq!(line_of(b"\n").unwrap(), "");
+    }
+
+    #[test]
+    fn read_line_explains_what_is_not_a_line() {
+        assert_eq!(message(line_of(b"")), "no input: it ended before a line");
+        assert_eq!(
+            message(line_of(b"\xff\xfe\n")),
+            "the line is not UTF-8 text"
+        );
+        let long = [b'1'; LIMIT + 1];
+        assert_eq!(message(line_of(&long)), "the line is longer than 32 bytes");
+        assert_eq!(
+            message(line_of(&[&long[..], b"\n"].concat())),
+            "the line is longer than 32 bytes"
+        );
+        // The limit itself is fine, with or without its newline.
+        let longest = [b'1'; LIMIT];
+        assert_eq!(line_of(&longest).unwrap().len(), LIMIT);
+        assert_eq!(
+            line_of(&[&longest[..], b"\n"].concat()).unwrap().len(),
+            LIMIT
+        );
+    }
+
+    #[test]
+    fn a_read_error_is_an_io_error() {
+        let reactor = reactor();
+        // The writing end of a pipe: epoll takes it, `read` refuses it.
+        let (_reader, writer) = io::pipe().unwrap();
+        let input = Input::new(&reactor, Unbuffered(writer.as_fd())).unwrap();
+        let error = reactor
+            .block_on(read_line(&input, LIMIT))
+            .unwrap()
+            .unwrap_err();
+        assert!(
+            matches!(&error, InputError::Io(e) if e.raw_os_error() == Some(rustix::io::Errno::BADF.raw_os_error()))
+        );
+        assert!(
+            error.to_string().starts_with("cannot read the input: "),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_line_in_pieces_is_put_together() {
+        let reactor = reactor();
+        let (reader, mut writer) = io::pipe().unwrap();
+        let input = Input::new(&reactor, Unbuffered(reader.as_fd())).unwrap();
+        let pieces = thread::spawn(move || {
+            for piece in [&b" 3"[..], b"2", b" \n"] {
+                // Most likely after the reader waits again; if pieces
+                // come together, the line is the same.
+                thread::sleep(std::time::Duration::from_millis(10));
+                writer.write_all(piece).unwrap();
+            }
+        });
+        let line = reactor.block_on(read_line(&input, LIMIT)).unwrap();
+        assert_eq!(line.unwrap(), " 32 ");
+        pieces.join().unwrap();
+    }
+
+    #[test]
+    fn a_spurious_wake_up_finds_nothing_and_waits_again() {
+        let reactor = reactor();
+        let (reader, mut writer) = io::pipe().unwrap();
+        let input = Input::new(&reactor, Unbuffered(reader.as_fd())).unwrap();
+        let task = TestWaker::new();
+        let waker = task.waker();
+        let mut cx = Context::from_waker(&waker);
+        let mut read = pin!(read_line(&input, LIMIT));
+        assert!(read.as_mut().poll(&mut cx).is_pending());
+        reactor.report_everything_spuriously();
+        assert_eq!(task.wakes(), 1);
+        assert!(read.as_mut().poll(&mut cx).is_pending());
+        writer.write_all(b"32\n").unwrap();
+        reactor.wait(Some(PATIENCE)).unwrap();
+        assert_eq!(task.wakes(), 2);
+        match read.as_mut().poll(&mut cx) {
+            Poll::Ready(line) => assert_eq!(line.unwrap(), "32"),
+            Poll::Pending => panic!("the line is there"),
+        }
+    }
+
+    #[test]
+    fn a_pending_read_does_not_block_the_executor() {
+        // One thread, one reactor: a read waiting for an empty pipe, and a
+        // future waiting for a wake from another thread. The second
+        // completes while the first still waits; only then is the data
+        // written, and the read completes too.
+        let reactor = reactor();
+        let (reader, mut writer): (PipeReader, PipeWriter) = io::pipe().unwrap();
+        let input = Input::new(&reactor, Unbuffered(reader.as_fd())).unwrap();
+        let (wake, woken) = futures::channel::oneshot::channel::<()>();
+        let (write_now, when_to_write) = mpsc::channel::<()>();
+        let helper = thread::spawn(move || {
+            wake.send(()).unwrap();
+            when_to_write.recv_timeout(PATIENCE).unwrap();
+            writer.write_all(b"32\n").unwrap();
+        });
+        let order = std::sync::Mutex::new(Vec::new());
+        let (line, ()) = reactor
+            .block_on(futures::future::join(
+                async {
+                    let line = read_line(&input, LIMIT).await;
+                    order.lock().unwrap().push("read");
+                    line
+                },
+                async {
+                    woken.await.unwrap();
+                    order.lock().unwrap().push("woken");
+                    write_now.send(()).unwrap();
+                },
+            ))
+            .unwrap();
+        assert_eq!(line.unwrap(), "32");
+        assert_eq!(*order.lock().unwrap(), ["woken", "read"]);
+        helper.join().unwrap();
+    }
+
+    #[test]
+    fn a_regular_file_is_read_directly_and_so_is_dev_null() {
+        let reactor = reactor();
+        // An in-memory regular file: epoll refuses it, as it does a file
+        // on disk.
+        let file = File::from(
+            rustix::fs::memfd_create("number", rustix::fs::MemfdFlags::CLOEXEC).unwrap(),
+        );
+        (&file).write_all(b"32\n").unwrap();
+        rustix::fs::seek(&file, rustix::fs::SeekFrom::Start(0)).unwrap();
+        let input = Input::new(&reactor, Unbuffered(file.as_fd())).unwrap();
+        assert!(matches!(input, Input::Direct(_)));
+        assert_eq!(
+            reactor.block_on(read_line(&input, LIMIT)).unwrap().unwrap(),
+            "32"
+        );
+        // Still blocking: the failed registration left the flags alone.
+        assert!(
+            !rustix::fs::fcntl_getfl(&file)
+                .unwrap()
+                .contains(rustix::fs::OFlags::NONBLOCK)
+        );
+
+        let null = File::open("/dev/null").unwrap();
+        let input = Input::new(&reactor, Unbuffered(null.as_fd())).unwrap();
+        assert!(matches!(input, Input::Direct(_)));
+        assert_eq!(
+            message(reactor.block_on(read_line(&input, LIMIT)).unwrap()),
+            "no input: it ended before a line"
+        );
+    }
+}
