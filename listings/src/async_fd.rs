@@ -1,6 +1,8 @@
 //! Chapter 8: async reads, writes and accepts on non-blocking descriptors.
 //!
-//! Chapter 1's `set_readable_callback` made real. [`Async`] owns an I/O
+//! Chapter 1's `when_readable` made real, without a thread per wait
+//! (the role of the imaginary `set_readable_callback` in many
+//! introductions). [`Async`] owns an I/O
 //! object (a `TcpStream`, a `TcpListener`, anything with a descriptor),
 //! puts it in non-blocking mode and registers it with an epoll
 //! [`Reactor`]. Every operation first simply *tries*: if the kernel has
@@ -27,7 +29,7 @@ use super::epoll_reactor::{Direction, Reactor};
 /// One task at a time may wait to read, and one to write: the reactor
 /// keeps one waker per direction, and a second reader's waker replaces
 /// the first's (as when a future moves to another task). Two tasks that
-/// read the same stream at once need a lock around it, or a copy each.
+/// read the same stream at once need a lock around it.
 /// Make one `Async` per open file: non-blocking mode belongs to the open
 /// file, shared by its duplicates, and each `Async` restores it on drop.
 #[derive(Debug)]

@@ -103,8 +103,10 @@ impl Poller {
     /// caller works out its timeout again.
     pub fn wait(&self, events: &mut Vec<Event>, timeout: Option<Duration>) -> io::Result<()> {
         events.clear();
-        // At most a day: longer waits need `epoll_pwait2` (Linux 5.11),
-        // which older kernels and some sandboxes refuse. Callers loop.
+        // At most a day. A timeout longer than an `int` of milliseconds
+        // (24.8 days) makes rustix call `epoll_pwait2` (Linux 5.11),
+        // which older kernels and some sandboxes refuse; a day stays well
+        // inside. Callers loop, so a capped wait only costs one more turn.
         let timeout = timeout.map(|d| {
             let d = d.min(Duration::from_secs(24 * 60 * 60));
             Timespec {

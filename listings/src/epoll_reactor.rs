@@ -182,9 +182,9 @@ impl Reactor {
     /// the tasks waiting on what was reported. May return with nothing
     /// done (a signal, a late report): callers loop.
     ///
-    /// Panics if another thread is in `wait`: a notify wakes only the
-    /// thread in `epoll_wait`, so a second waiter could sleep through the
-    /// wake meant for it.
+    /// Panics if another thread is in `wait`: the eventfd's one write is
+    /// drained by whichever waiting thread gets to it first, so the other
+    /// could sleep through a wake meant for it.
     pub fn wait(&self, timeout: Option<Duration>) -> io::Result<()> {
         let mut events = match self.events.try_lock() {
             Ok(events) => events,

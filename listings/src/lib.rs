@@ -27,7 +27,7 @@
 //! | [`notifier`] | 8: an `eventfd` that interrupts `epoll_wait`, one write per wait |
 //! | [`epoll_reactor`] | 8: a reactor on epoll: token → wakers; `block_on` that sleeps in `epoll_wait` |
 //! | [`async_fd`] | 8: `Async<T>`: read, write and accept on non-blocking descriptors |
-//! | [`stdin_demo`] | 8: a number from standard input plus 10, read once epoll reports it |
+//! | [`stdin_demo`] | 8: a number from standard input plus 10, waiting in epoll while there is none |
 //! | [`runtime`] | 9: a single-thread runtime: run queue, epoll reactor, timers in the `epoll_wait` timeout |
 //! | [`echo`] | 9: a TCP echo server: a task per connection, idle timeout, accept back-off |
 //! | [`pitfalls`] | bugs the book shows on purpose, each with its test |

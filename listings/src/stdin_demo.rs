@@ -1,5 +1,5 @@
-//! Chapter 8: a number from standard input, plus 10, read only once epoll
-//! reports standard input readable.
+//! Chapter 8: a number from standard input, plus 10, without blocking the
+//! thread while no input has come.
 //!
 //! The demo (`examples/ch08_stdin.rs`) registers standard input with an
 //! epoll [`Reactor`] and reads a line through [`Async::read`]: the read is
@@ -63,8 +63,8 @@ impl Read for &Unbuffered<'_> {
 /// An input descriptor, waited for with epoll whenever epoll can.
 #[derive(Debug)]
 pub enum Input<'fd> {
-    /// A pipe, a terminal, a socket: read once the reactor reports it
-    /// readable.
+    /// A pipe, a terminal, a socket: each read is tried, and while there
+    /// is nothing to read, the task waits for the reactor's report.
     Polled(Async<Unbuffered<'fd>>),
     /// A regular file or `/dev/null`, which epoll refuses (`EPERM`): it
     /// never waits for data to *arrive*, so readiness means nothing for

@@ -437,10 +437,11 @@ for (const server of SERVERS) {
         });
 
         for (const edition of Object.keys(EDITIONS)) {
-            test(`8. the diagrams of ${edition}/ch02–ch07 are drawn`, () => withContext(async context => {
+            test(`8. the diagrams of ${edition}/ch02–ch09 are drawn`, () => withContext(async context => {
                 const problems = [];
                 for (const file of ['ch02-wakers-and-timer.html', 'ch03-executor.html', 'ch04-state-machine.html',
-                    'ch05-waker-by-hand.html', 'ch06-block-on.html', 'ch07-reactor.html']) {
+                    'ch05-waker-by-hand.html', 'ch06-block-on.html', 'ch07-reactor.html',
+                    'ch08-epoll-reactor.html', 'ch09-mini-runtime.html']) {
                     const name = `${edition}/${file}`;
                     const { page } = await openPage(context, url(name));
                     await diagramsDone(page).catch(err => problems.push(`${name}: ${err.message}`));

@@ -3,7 +3,7 @@
 //! the buffer is full, waiting in the reactor in between, and fails with
 //! `UnexpectedEof` if the stream ends first.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::os::fd::AsFd;
 
 use super::super::async_fd::Async;
@@ -14,7 +14,7 @@ use super::super::async_fd::Async;
 /// is full (what was read is then in the start of `buf`).
 pub async fn read_exact<T: AsFd>(io: &Async<T>, buf: &mut [u8]) -> io::Result<()>
 where
-    for<'a> &'a T: Read + Write,
+    for<'a> &'a T: Read,
 {
     let mut filled = 0;
     while filled < buf.len() {
@@ -36,6 +36,7 @@ mod tests {
     use crate::epoll_reactor::Reactor;
     use crate::test_executors::PATIENCE;
     use crate::test_wakers::TestWaker;
+    use std::io::Write;
     use std::os::unix::net::UnixStream;
     use std::pin::pin;
     use std::sync::{Arc, mpsc};
