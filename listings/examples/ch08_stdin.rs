@@ -33,8 +33,10 @@ fn main() -> ExitCode {
 fn read_number() -> Result<PlusTen, InputError> {
     let reactor = Arc::new(Reactor::new()?);
     // Non-blocking from here until `stdin` is dropped at the end of this
-    // function, which makes standard input blocking again: the terminal
-    // is shared with the shell. (`std::process::exit` would skip that.)
+    // function, before `main` prints. The flag is set on an open file
+    // description of standard input that is the demo's own whenever Linux
+    // gives one (see `Unbuffered::stdin`), not on the shell's: Ctrl-C,
+    // which skips every `Drop`, then leaves the terminal as it was.
     let stdin = Input::new(&reactor, Unbuffered::stdin())?;
     let line = reactor.block_on(read_line(&stdin, LIMIT))??;
     plus_ten(&line)

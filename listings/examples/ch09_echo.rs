@@ -6,6 +6,12 @@
 //! Try `cargo run --example ch09_echo 7878`, then, in other terminals,
 //! `nc 127.0.0.1 7878` (type lines: they come back); press Enter in the
 //! server's terminal to stop it.
+//!
+//! Its standard input must stay open while it serves. Started with it
+//! from `/dev/null` (under `nohup`, as a systemd service, in `docker run`
+//! without `-i`), it finds the end of its input at once and stops
+//! straight away; give it a pipe that stays open instead, such as
+//! `sleep infinity | cargo run --example ch09_echo 7878`.
 
 use std::io::{self, Write};
 use std::net::{Ipv4Addr, SocketAddr};
@@ -50,10 +56,17 @@ fn main() -> io::Result<()> {
         Rc::clone(&stats),
         shutdown,
     ))?;
+    // Out of epoll, and blocking again, before anything more is printed.
+    // Standard input may be read through the open file description it
+    // shares with the shell (when Linux gives no description of our own:
+    // see `Unbuffered::stdin`); on a terminal, standard output shares it
+    // too, and a write to it while it is non-blocking could fail with
+    // `EAGAIN`.
+    drop(stdin);
     println!("served {} connections", stats.accepted.get());
     Ok(())
-    // Here the runtime is dropped, and with it the tasks of connections
-    // still open: their sockets close. Then `stdin` is dropped, which
-    // makes standard input blocking again (the terminal is the shell's).
+    // Here the locals left are dropped, in the reverse order of their
+    // declaration: `stats`, `handle`, then the runtime, and with it the
+    // tasks of connections still open: their sockets close.
 }
 // ANCHOR_END: main

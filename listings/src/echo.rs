@@ -98,7 +98,10 @@ fn bump(counter: &Cell<u64>) {
 /// `stats.open()` is 0). Waiting for them could take for ever — a peer
 /// that keeps sending never ends its connection, and the idle timeout only
 /// ends silent ones — and an echo has nothing half done that needs
-/// finishing: its peer sees its stream end, as it would if the server died.
+/// finishing. A peer whose bytes were all read sees its stream end; a peer
+/// with bytes still unread in the server's socket sees a reset instead
+/// (the kernel answers the close of a socket with unread input with a
+/// reset), as it would if the server died.
 pub async fn serve(
     handle: Handle,
     listener: Async<TcpListener>,
@@ -307,7 +310,17 @@ mod tests {
                         rounds_done.next().await.unwrap();
                     }
                     for _ in 0..SPURIOUS_PER_ROUND {
-                        handle.reactor().report_everything_spuriously();
+                        // Every connection task waits in its read (and the
+                        // accept loop in its accept): each echoed its
+                        // chunk, which its client has read back, and went
+                        // on to its next read in the same poll, which ran
+                        // before this task, on this thread. Every one of
+                        // them is woken.
+                        let woken = handle.reactor().report_everything_spuriously();
+                        assert!(
+                            woken >= CLIENTS,
+                            "{woken} wakers woken, with {CLIENTS} connections waiting"
+                        );
                         // Behind the tasks just woken: they are polled,
                         // find `WouldBlock`, and wait again.
                         yield_now().await;

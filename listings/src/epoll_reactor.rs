@@ -294,8 +294,8 @@ impl Reactor {
 
     /// Wakes every waiting task as if all its descriptors were reported
     /// ready, when none is: spurious readiness, for the tests of code that
-    /// must survive it.
-    pub(crate) fn report_everything_spuriously(&self) {
+    /// must survive it. Returns how many wakers it woke.
+    pub(crate) fn report_everything_spuriously(&self) -> usize {
         let to_wake: Vec<Waker> = {
             let mut sources = self.sources.lock().unwrap();
             sources
@@ -305,9 +305,11 @@ impl Reactor {
                 .flatten()
                 .collect()
         };
+        let woken = to_wake.len();
         for waker in to_wake {
             waker.wake();
         }
+        woken
     }
 }
 

@@ -8,6 +8,13 @@
 //! tasks meanwhile (the tests show one). Bad input is a clear
 //! [`InputError`], never a panic.
 //!
+//! Waiting in epoll needs non-blocking reads, and `O_NONBLOCK` is a flag
+//! of the *open file description*, which descriptor 0 shares with the
+//! shell that started us (and, in a terminal, with standard output and
+//! error). So the demo reads standard input through a description of its
+//! own whenever Linux gives one ([`Unbuffered::stdin`]), and the flag it
+//! sets concerns nobody else.
+//!
 //! Standard input is not always something epoll can wait for: for a
 //! regular file (`cargo run --example ch08_stdin < number.txt`) or
 //! `/dev/null`, `epoll_ctl` fails with `EPERM`. Such a file is always
@@ -15,8 +22,10 @@
 
 use std::fmt;
 use std::io::{self, Read};
-use std::os::fd::{AsFd, BorrowedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::{Arc, LazyLock};
+
+use rustix::fs::{FileType, Mode, OFlags};
 
 use super::async_fd::Async;
 use super::epoll_reactor::Reactor;
@@ -34,15 +43,66 @@ use super::epoll_reactor::Reactor;
 pub struct Unbuffered<'fd>(pub BorrowedFd<'fd>);
 
 impl Unbuffered<'static> {
-    /// Standard input (descriptor 0) of this process.
+    /// Standard input of this process: a descriptor of its own on the
+    /// same terminal, pipe or FIFO, if Linux gives one, otherwise
+    /// descriptor 0 itself.
+    ///
+    /// Why not simply descriptor 0: `Async` sets `O_NONBLOCK`, a flag of
+    /// the open file description, which descriptor 0 shares with the shell
+    /// (in a terminal, standard output and error share it too). `Async`
+    /// clears it again when dropped, but Ctrl-C ends the program without
+    /// running any `Drop`: the shell would be left with a non-blocking
+    /// terminal, and its next read fails with `EAGAIN` (some shells, and
+    /// programs such as `cat`, give up). Meanwhile, a `println!` to that
+    /// terminal could fail with `EAGAIN` too. Opening `/proc/self/fd/0`
+    /// opens the file anew: a description of our own, whose flags are
+    /// nobody else's, and which goes when the process ends.
+    ///
+    /// Descriptor 0 itself, shared, is used for a regular file (epoll
+    /// refuses it, so its flags are never changed, and its offset is the
+    /// shell's: after `(read first; demo) < file` the demo reads on from
+    /// the second line, where a new description would start from the top),
+    /// a socket (Linux cannot open one that way: `ENXIO`), a descriptor
+    /// that cannot be read (so that reading it fails as it should), and
+    /// whenever the open fails (no `/proc`; a terminal of another user,
+    /// after `su`). On a shared description `O_NONBLOCK` is set for the
+    /// demo and cleared on drop, Ctrl-C excepted.
+    ///
+    /// Both are kept in statics and live as long as the program, and so do
+    /// the borrows.
     pub fn stdin() -> Self {
+        static OWN: LazyLock<Option<OwnedFd>> = LazyLock::new(reopen_stdin);
         // `io::stdin()` hands out a handle to a process-wide value, and
-        // its `as_fd` borrows the handle; kept in a static, the handle
-        // lives as long as the program, and so does the borrow. It is
-        // only used for its descriptor, never read through.
-        static STDIN: LazyLock<io::Stdin> = LazyLock::new(io::stdin);
-        Unbuffered(STDIN.as_fd())
+        // its `as_fd` borrows the handle. It is only used for its
+        // descriptor, never read through.
+        static SHARED: LazyLock<io::Stdin> = LazyLock::new(io::stdin);
+        match &*OWN {
+            Some(own) => Unbuffered(own.as_fd()),
+            None => Unbuffered(SHARED.as_fd()),
+        }
     }
+}
+
+/// Opens standard input anew, read-only, if it is a terminal (a character
+/// device), a pipe or a FIFO that descriptor 0 can read; `None` otherwise
+/// or if that fails (see [`Unbuffered::stdin`]).
+fn reopen_stdin() -> Option<OwnedFd> {
+    let stdin = io::stdin();
+    let kind = FileType::from_raw_mode(rustix::fs::fstat(&stdin).ok()?.st_mode);
+    let readable = (rustix::fs::fcntl_getfl(&stdin).ok()? & OFlags::RWMODE) != OFlags::WRONLY;
+    if !matches!(kind, FileType::CharacterDevice | FileType::Fifo) || !readable {
+        return None;
+    }
+    // `NOCTTY`: a terminal opened anew must not become the controlling
+    // terminal of a process that has none. `NONBLOCK` for the open only:
+    // a blocking open of a FIFO whose writer has gone would wait for a
+    // new writer.
+    let flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOCTTY | OFlags::NONBLOCK;
+    let own = rustix::fs::open("/proc/self/fd/0", flags, Mode::empty()).ok()?;
+    // Blocking, as descriptor 0 was, until `Async` makes it otherwise.
+    let flags = rustix::fs::fcntl_getfl(&own).ok()?;
+    rustix::fs::fcntl_setfl(&own, flags - OFlags::NONBLOCK).ok()?;
+    Some(own)
 }
 
 impl AsFd for Unbuffered<'_> {
@@ -361,17 +421,31 @@ mod tests {
         let reactor = reactor();
         let (reader, mut writer) = io::pipe().unwrap();
         let input = Input::new(&reactor, Unbuffered(reader.as_fd())).unwrap();
-        let pieces = thread::spawn(move || {
-            for piece in [&b" 3"[..], b"2", b" \n"] {
-                // Most likely after the reader waits again; if pieces
-                // come together, the line is the same.
-                thread::sleep(std::time::Duration::from_millis(10));
-                writer.write_all(piece).unwrap();
-            }
-        });
-        let line = reactor.block_on(read_line(&input, LIMIT)).unwrap();
-        assert_eq!(line.unwrap(), " 32 ");
-        pieces.join().unwrap();
+        let task = TestWaker::new();
+        let waker = task.waker();
+        let mut cx = Context::from_waker(&waker);
+        let mut read = pin!(read_line(&input, LIMIT));
+        // Nothing written yet: the read waits.
+        assert!(read.as_mut().poll(&mut cx).is_pending());
+        // Each piece is written only once the read waits again, so that
+        // every piece is a read of its own: the line is put together from
+        // three reads.
+        for (wakes, piece) in [(1, &b" 3"[..]), (2, b"2")] {
+            writer.write_all(piece).unwrap();
+            reactor.wait(Some(PATIENCE)).unwrap();
+            assert_eq!(task.wakes(), wakes);
+            assert!(
+                read.as_mut().poll(&mut cx).is_pending(),
+                "no newline yet after {piece:?}"
+            );
+        }
+        writer.write_all(b" \n").unwrap();
+        reactor.wait(Some(PATIENCE)).unwrap();
+        assert_eq!(task.wakes(), 3);
+        match read.as_mut().poll(&mut cx) {
+            Poll::Ready(line) => assert_eq!(line.unwrap(), " 32 "),
+            Poll::Pending => panic!("the line is complete"),
+        }
     }
 
     #[test]
@@ -384,7 +458,7 @@ mod tests {
         let mut cx = Context::from_waker(&waker);
         let mut read = pin!(read_line(&input, LIMIT));
         assert!(read.as_mut().poll(&mut cx).is_pending());
-        reactor.report_everything_spuriously();
+        assert_eq!(reactor.report_everything_spuriously(), 1);
         assert_eq!(task.wakes(), 1);
         assert!(read.as_mut().poll(&mut cx).is_pending());
         writer.write_all(b"32\n").unwrap();

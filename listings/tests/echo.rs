@@ -14,15 +14,18 @@ mod echo_support;
 
 use std::fs;
 use std::io::{ErrorKind, Read, Write};
+use std::marker::PhantomData;
+use std::net::{SocketAddr, TcpStream};
 use std::os::unix::thread::JoinHandleExt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{eventually, open_fds};
+use common::{allow_descriptors, asleep_in_epoll, eventually, fd_numbers, open_fds};
 use echo_support::{PATIENCE, TestServer, connect, echo_checked, echo_clients, pattern};
 use listings::echo::{Config, Stats};
+use rustix::net::{AddressFamily, SocketFlags, SocketType};
 
 /// Room in the listen queue for every client of the largest test.
 const BACKLOG: i32 = 1024;
@@ -64,44 +67,19 @@ fn alone_and_leak_free(test: impl FnOnce()) {
     assert_eq!(open_fds(), before, "descriptors left open");
 }
 
-/// Raises this process's soft limit of descriptors to its hard limit, and
-/// checks that it allows `needed`.
-fn allow_descriptors(needed: u64) {
-    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
-    let limit = getrlimit(Resource::Nofile);
-    // `None`: no limit.
-    if limit.maximum.is_some_and(|hard| hard < needed) {
-        panic!(
-            "this test needs {needed} descriptors, and the hard limit (`ulimit -Hn`) is {:?}: raise it",
-            limit.maximum
-        );
-    }
-    setrlimit(
-        Resource::Nofile,
-        Rlimit {
-            current: limit.maximum,
-            maximum: limit.maximum,
-        },
-    )
-    .unwrap();
-}
-
 /// The descriptors in the interest lists of this process's epoll instances
-/// (a `tfd:` line each in the instance's `/proc/self/fdinfo`).
+/// (a `tfd:` line each in the instance's `/proc/self/fdinfo`), among the
+/// descriptors that [`open_fds`] counts. Only differences mean something:
+/// the process may have inherited an epoll instance of its own.
 fn epoll_entries() -> usize {
-    fs::read_dir("/proc/self/fd")
-        .unwrap()
-        .filter_map(|entry| {
-            let path = entry.unwrap().path();
-            let target = fs::read_link(&path).ok()?;
-            (target.to_str()? == "anon_inode:[eventpoll]")
-                .then(|| path.file_name().unwrap().to_owned())
-        })
-        .collect::<Vec<_>>()
+    fd_numbers()
         .into_iter()
+        .filter(|fd| {
+            fs::read_link(format!("/proc/self/fd/{fd}"))
+                .is_ok_and(|target| target.as_os_str() == "anon_inode:[eventpoll]")
+        })
         .map(|fd| {
-            let info = fs::read_to_string(format!("/proc/self/fdinfo/{}", fd.to_str().unwrap()))
-                .unwrap_or_default();
+            let info = fs::read_to_string(format!("/proc/self/fdinfo/{fd}")).unwrap_or_default();
             info.lines().filter(|line| line.starts_with("tfd:")).count()
         })
         .sum()
@@ -138,30 +116,62 @@ fn a_thousand_concurrent_clients_each_get_their_own_bytes_back() {
     concurrent_clients(1000, 20);
 }
 
+/// A client with a receive buffer as small as the kernel allows, set
+/// before it connects (the window it offers is fixed then): the server's
+/// echo fills it at once. (`TcpStream::connect` cannot set an option
+/// first, so the socket is built by hand.)
+fn connect_with_a_small_receive_buffer(addr: SocketAddr) -> TcpStream {
+    let socket = rustix::net::socket_with(
+        AddressFamily::INET,
+        SocketType::STREAM,
+        SocketFlags::CLOEXEC,
+        None,
+    )
+    .unwrap();
+    // The kernel doubles it and raises it to its minimum (a few KiB); it
+    // turns off the buffer's growth (autotuning) too.
+    rustix::net::sockopt::set_socket_recv_buffer_size(&socket, 4096).unwrap();
+    rustix::net::connect(&socket, &addr).unwrap();
+    TcpStream::from(socket)
+}
+
 #[test]
 fn a_peer_that_resets_mid_write_ends_its_own_connection_only() {
     alone_and_leak_free(|| {
         let server = TestServer::start(patient(), BACKLOG);
-        // It sends and never reads. The echo fills its receive buffer,
-        // then the server's send buffer: the server's write waits, so it
-        // stops reading, and this client's writes wait in turn. Up to
-        // 4 MiB, or until its writes have waited 200 ms.
-        let mut rude = connect(server.addr);
-        rude.set_write_timeout(Some(Duration::from_millis(200)))
+        // It sends and never reads. The echo fills its small receive
+        // buffer, then the server's send buffer: the server's write waits,
+        // so the server stops reading; its receive buffer fills, then this
+        // client's send buffer, and this client's writes wait in turn. A
+        // write that has found no room for a whole second (its timeout)
+        // shows that the server has stopped reading: it is in the middle
+        // of a write. (Without the small buffer, loopback's autotuned
+        // buffers could take everything sent so far, with the server
+        // waiting for its next read, not in a write.)
+        let mut rude = connect_with_a_small_receive_buffer(server.addr);
+        rude.set_write_timeout(Some(Duration::from_secs(1)))
             .unwrap();
         let data = pattern(1000, 64 * 1024);
+        // Only a server that never stopped reading gets this far: the
+        // buffers on both sides hold some megabytes at most.
+        let most = 1 << 30;
         let mut sent = 0;
-        while sent < 4 << 20 {
+        let mut full = false;
+        while sent < most {
             match rude.write(&data) {
                 Ok(n) => sent += n,
-                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => break,
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                    full = true;
+                    break;
+                }
                 Err(e) => panic!("{e}"),
             }
         }
+        assert!(full, "{sent} bytes sent, and the server still reads");
         assert!(sent > 0);
         // Closed with a linger time of zero: the kernel sends a reset, and
-        // the server's next write (or read) fails with `ECONNRESET` or
-        // `EPIPE`.
+        // the server's pending write (or its next read) fails with
+        // `ECONNRESET` or `EPIPE`.
         rustix::net::sockopt::set_socket_linger(&rude, Some(Duration::ZERO)).unwrap();
         drop(rude);
         eventually("the server counted the reset", || {
@@ -208,6 +218,7 @@ fn a_silent_client_does_not_hold_up_the_others() {
 fn a_silent_client_is_closed_after_the_idle_timeout_and_its_socket_let_go() {
     alone_and_leak_free(|| {
         let idle = Duration::from_millis(300);
+        let entries = epoll_entries();
         let server = TestServer::start(
             Config {
                 idle_timeout: idle,
@@ -215,16 +226,16 @@ fn a_silent_client_is_closed_after_the_idle_timeout_and_its_socket_let_go() {
             },
             BACKLOG,
         );
-        let fds = open_fds();
         // The runtime's eventfd and the listener.
-        assert_eq!(epoll_entries(), 2);
+        assert_eq!(epoll_entries(), entries + 2);
+        let fds = open_fds();
         let connected = Instant::now();
         let mut silent = connect(server.addr);
         eventually("the silent client was accepted", || {
             server.stats().accepted.get() == 1
         });
         assert_eq!(open_fds(), fds + 2, "its socket, and the server's");
-        assert_eq!(epoll_entries(), 3);
+        assert_eq!(epoll_entries(), entries + 3, "the server's socket too");
         // The server closes its socket while its read waits: the client
         // sees the end of the stream.
         assert_eq!(silent.read(&mut [0; 16]).unwrap(), 0);
@@ -236,7 +247,7 @@ fn a_silent_client_is_closed_after_the_idle_timeout_and_its_socket_let_go() {
         assert!(after < PATIENCE);
         // The server's socket is closed, and out of epoll's interest list.
         assert_eq!(open_fds(), fds + 1, "only the client's socket is left");
-        assert_eq!(epoll_entries(), 2);
+        assert_eq!(epoll_entries(), entries + 2);
         drop(silent);
         let stats = server.stop();
         let expected = served(1, 0);
@@ -253,8 +264,13 @@ extern "C" fn count_signal(_: libc::c_int) {
     SIGNALS_HANDLED.fetch_add(1, Ordering::Relaxed);
 }
 
-/// Installs a `SIGUSR1` handler without `SA_RESTART`: a system call that a
-/// signal interrupts fails with `EINTR` instead of being restarted.
+/// Installs a `SIGUSR1` handler (again: it stays for the whole process).
+///
+/// Without `SA_RESTART`, the harshest setting: every system call that a
+/// signal interrupts and that the kernel could restart fails with `EINTR`
+/// instead, so a server call that forgot to retry would show. (The flag
+/// does not matter to `epoll_wait` itself: signal(7) lists it among the
+/// calls never restarted, which fail with `EINTR` whatever the flags.)
 fn handle_sigusr1_without_restart() {
     // SAFETY: an all-zero `sigaction` is a valid value of the C struct
     // (no flags, an empty mask, a null handler) before we fill it in.
@@ -270,42 +286,158 @@ fn handle_sigusr1_without_restart() {
     assert_eq!(installed, 0, "sigaction failed");
 }
 
+/// Sends one `SIGUSR1` to the thread of `server`.
+fn signal(server: &TestServer) {
+    let target = server.thread().as_pthread_t();
+    // SAFETY: `target` is the server's thread, and `server`, borrowed for
+    // the call, holds its `JoinHandle`, neither joined nor detached: the
+    // thread id is valid (if the thread has ended, nothing is delivered).
+    // SIGUSR1 has a handler (installed first by every test that signals),
+    // so it does not end the process.
+    let sent = unsafe { libc::pthread_kill(target, libc::SIGUSR1) };
+    assert_eq!(sent, 0, "pthread_kill failed");
+}
+
+/// A thread that sends `SIGUSR1` to a server's thread every 200 µs until
+/// stopped, at least ten times. It borrows the server, so that the
+/// server's thread cannot be joined (`TestServer::stop` takes the server)
+/// or detached (`TestServer`'s `Drop`) while it lives; and it stops and
+/// joins its thread when stopped or dropped (a failed test unwinding
+/// included), so that it never signals a thread id that may be gone or
+/// reused.
+struct Signaller<'server> {
+    stop: Arc<AtomicBool>,
+    /// How many signals were sent, or `pthread_kill`'s error.
+    thread: Option<thread::JoinHandle<Result<usize, i32>>>,
+    server: PhantomData<&'server TestServer>,
+}
+
+impl<'server> Signaller<'server> {
+    fn start(server: &'server TestServer) -> Self {
+        handle_sigusr1_without_restart();
+        let target = server.thread().as_pthread_t();
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let stop = Arc::clone(&stop);
+            thread::spawn(move || {
+                let mut sent = 0;
+                while !stop.load(Ordering::Relaxed) || sent < 10 {
+                    // SAFETY: `target` is the server's thread, whose
+                    // `JoinHandle` stays un-joined and un-detached for as
+                    // long as the `Signaller` borrows the server, and the
+                    // `Signaller` joins this thread before that borrow ends
+                    // (`stop`, `Drop`): the thread id is valid at every
+                    // call (if the thread has ended, nothing is delivered).
+                    // SIGUSR1 has a handler, installed above, so it does
+                    // not end the process.
+                    let result = unsafe { libc::pthread_kill(target, libc::SIGUSR1) };
+                    if result != 0 {
+                        return Err(result);
+                    }
+                    sent += 1;
+                    thread::sleep(Duration::from_micros(200));
+                }
+                Ok(sent)
+            })
+        };
+        Signaller {
+            stop,
+            thread: Some(thread),
+            server: PhantomData,
+        }
+    }
+
+    /// Stops and joins the thread; returns how many signals it sent.
+    fn stop(mut self) -> usize {
+        self.stop.store(true, Ordering::Relaxed);
+        let thread = self.thread.take().unwrap();
+        thread.join().unwrap().expect("pthread_kill failed")
+    }
+}
+
+impl Drop for Signaller<'_> {
+    fn drop(&mut self) {
+        if let Some(thread) = self.thread.take() {
+            self.stop.store(true, Ordering::Relaxed);
+            // The test has failed already: only the join matters.
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Waits until the server's thread sleeps in `epoll_wait`.
+fn wait_until_asleep_in_epoll(server: &TestServer, what: &str) {
+    eventually(what, || asleep_in_epoll(std::process::id(), server.tid));
+}
+
 #[test]
 fn signals_interrupting_epoll_wait_lose_nothing() {
     alone_and_leak_free(|| {
         handle_sigusr1_without_restart();
         let server = TestServer::start(patient(), BACKLOG);
-        let target = server.thread().as_pthread_t();
-        let stop = Arc::new(AtomicBool::new(false));
-        let signaller = {
-            let stop = Arc::clone(&stop);
-            thread::spawn(move || {
-                let mut sent = 0;
-                while !stop.load(Ordering::Relaxed) || sent < 10 {
-                    // SAFETY: `target` is the server's thread, which is not
-                    // joined before this thread is (it may have ended: a
-                    // thread not joined yet is still a valid target).
-                    // SIGUSR1 has a handler, so it does not end the process.
-                    let result = unsafe { libc::pthread_kill(target, libc::SIGUSR1) };
-                    assert_eq!(result, 0, "pthread_kill failed");
-                    sent += 1;
-                    thread::sleep(Duration::from_micros(200));
-                }
-                sent
-            })
-        };
-        let handled_before = SIGNALS_HANDLED.load(Ordering::Relaxed);
+        // 1. A signal that interrupts `epoll_wait` itself: the server has
+        //    nothing to do (no connection, no timer), so its thread sleeps
+        //    in `epoll_wait` until the signal comes, and the handler runs
+        //    on it. `epoll_wait` fails with `EINTR`; the reactor returns
+        //    with no reports, and the runtime goes round its loop and
+        //    sleeps again.
+        wait_until_asleep_in_epoll(&server, "the idle server sleeps in epoll_wait");
+        let handled = SIGNALS_HANDLED.load(Ordering::Relaxed);
+        signal(&server);
+        eventually("the server's thread ran the handler", || {
+            SIGNALS_HANDLED.load(Ordering::Relaxed) > handled
+        });
+        wait_until_asleep_in_epoll(&server, "the server is back in epoll_wait");
+        let mut first = connect(server.addr);
+        echo_checked(&mut first, b"after the signal", "the first client");
+        drop(first);
+
+        // 2. Signals every 200 µs, wherever the server is, while a hundred
+        //    clients are served.
+        let handled = SIGNALS_HANDLED.load(Ordering::Relaxed);
+        let signaller = Signaller::start(&server);
         echo_clients(server.addr, 0..100, 10);
         eventually("the server saw every client close", || {
-            server.stats().finished.get() == 100
+            server.stats().finished.get() == 101
         });
-        stop.store(true, Ordering::Relaxed);
-        let sent = signaller.join().unwrap();
-        let stats = server.stop();
-        let handled = SIGNALS_HANDLED.load(Ordering::Relaxed) - handled_before;
+        let sent = signaller.stop();
+        let handled = SIGNALS_HANDLED.load(Ordering::Relaxed) - handled;
         assert!(sent >= 10);
         assert!(handled >= 1, "no signal reached the server");
-        assert_eq!(stats, served(100, 100));
+        assert_eq!(server.stop(), served(101, 101));
+
+        // 3. A silent client is closed after the idle timeout, not before
+        //    (an interrupted wait does not end a timer), nor never (nor is
+        //    it restarted by each interruption), while signals keep coming.
+        let idle = Duration::from_millis(300);
+        let server = TestServer::start(
+            Config {
+                idle_timeout: idle,
+                ..Config::default()
+            },
+            BACKLOG,
+        );
+        let signaller = Signaller::start(&server);
+        let connected = Instant::now();
+        let mut silent = connect(server.addr);
+        assert_eq!(
+            silent.read(&mut [0; 16]).unwrap(),
+            0,
+            "closed by the server"
+        );
+        let after = connected.elapsed();
+        let sent = signaller.stop();
+        assert!(
+            after >= idle,
+            "closed after {after:?}, before the idle timeout"
+        );
+        assert!(after < PATIENCE);
+        assert!(sent >= 10);
+        drop(silent);
+        let stats = server.stop();
+        let expected = served(1, 0);
+        expected.idle_closed.set(1);
+        assert_eq!(stats, expected);
     });
 }
 
@@ -313,13 +445,18 @@ fn signals_interrupting_epoll_wait_lose_nothing() {
 fn stopping_the_server_closes_its_listener_and_the_open_connections() {
     alone_and_leak_free(|| {
         let server = TestServer::start(patient(), BACKLOG);
-        let mut open = connect(server.addr);
+        let addr = server.addr;
+        let mut open = connect(addr);
         echo_checked(&mut open, b"before the stop", "the open client");
         let stats = server.stop();
         assert_eq!(stats, served(1, 0), "stopped with the connection open");
         // The runtime dropped the connection's task, which closed its
-        // socket: the client sees the end of the stream. (The listener is
-        // closed too: the count of descriptors after the test shows it.)
+        // socket: the client, which had read every byte sent back, sees
+        // the end of the stream.
         assert_eq!(open.read(&mut [0; 16]).unwrap(), 0);
+        // The listener is closed: nobody listens on its port any more.
+        // (The count of descriptors after the test shows it closed too.)
+        let refused = TcpStream::connect(addr).unwrap_err();
+        assert_eq!(refused.kind(), ErrorKind::ConnectionRefused, "{refused}");
     });
 }

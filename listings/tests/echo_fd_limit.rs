@@ -21,7 +21,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{eventually, open_fds};
+use common::{eventually, fd_numbers, open_fds};
 use echo_support::{CHUNK, PATIENCE, TestServer, connect, echo_checked, pattern};
 use listings::echo::Config;
 use rustix::net::{AddressFamily, SocketFlags, SocketType};
@@ -37,24 +37,11 @@ const ROOM: u64 = 3;
 
 /// How many descriptors this process has open, and the highest number
 /// among them (counting the one that reads `/proc/self/fd`, which is
-/// closed again when this returns). Only those below the soft limit count:
-/// under valgrind, the ones above are valgrind's own, out of the program's
-/// reach.
+/// closed again when this returns). Only those below the soft limit count
+/// (`fd_numbers`): under valgrind, the ones above are valgrind's own, out
+/// of the program's reach.
 fn descriptors() -> (u64, u64) {
-    let limit = getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX);
-    let numbers: Vec<u64> = fs::read_dir("/proc/self/fd")
-        .unwrap()
-        .map(|entry| {
-            entry
-                .unwrap()
-                .file_name()
-                .to_str()
-                .unwrap()
-                .parse()
-                .unwrap()
-        })
-        .filter(|&fd| fd < limit)
-        .collect();
+    let numbers = fd_numbers();
     (numbers.len() as u64 - 1, numbers.into_iter().max().unwrap())
 }
 

@@ -15,8 +15,10 @@
 //! Alone in its test binary, so that the threads and the descriptors of
 //! the process are this test's own and the harness's. Linux only: it counts
 //! them in `/proc`. It opens 1000 descriptors at most (200 socket pairs,
-//! and 600 for the watchers), within the usual limit of 1024 a process.
-#![cfg(target_os = "linux")]
+//! and 600 for the watchers): too close to the usual soft limit of 1024 a
+//! process, with the harness's and whatever the process inherited, so it
+//! raises the soft limit first.
+#![cfg(all(target_os = "linux", not(loom)))]
 
 mod common;
 
@@ -29,7 +31,7 @@ use std::task::{Context, Poll};
 use futures::future::join_all;
 use futures::task::noop_waker;
 
-use common::{eventually, open_fds, threads};
+use common::{allow_descriptors, eventually, open_fds, threads};
 use listings::async_fd::Async;
 use listings::epoll_reactor::Reactor;
 use listings::real_future::SocketRead;
@@ -49,6 +51,7 @@ fn socket_pairs() -> (Vec<UnixStream>, Vec<UnixStream>) {
 
 #[test]
 fn waiting_reads_cost_a_thread_each_with_watchers_and_none_with_epoll() {
+    allow_descriptors(1000 + 100);
     let fds = open_fds();
     let waker = noop_waker();
     let mut cx = Context::from_waker(&waker);

@@ -2,15 +2,17 @@
 //! reader runs it, with its standard input a pipe: the answer, or one
 //! clear message and exit status 1 for every kind of bad input. Linux
 //! only, like epoll.
-#![cfg(target_os = "linux")]
+#![cfg(all(target_os = "linux", not(loom)))]
 
 mod common;
 
-use std::fs::File;
-use std::io::{self, Write};
-use std::process::{Child, Command, Output, Stdio};
-use std::thread;
-use std::time::Duration;
+use std::fs::{self, File};
+use std::io::{self, Read, Seek, Write};
+use std::os::fd::AsFd;
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Output, Stdio};
+
+use common::{asleep_in_epoll, eventually, output_within_patience};
 
 const PROMPT: &str = "Type a number:\n";
 
@@ -39,7 +41,96 @@ fn feed(child: &mut Child, input: &[u8]) {
 fn run(input: &[u8]) -> Output {
     let mut child = start();
     feed(&mut child, input);
-    child.wait_with_output().unwrap()
+    output_within_patience(child, "the demo")
+}
+
+/// Runs the demo with `stdin` as its standard input.
+fn run_on(stdin: impl Into<Stdio>) -> Output {
+    let child = Command::new(common::example("ch08_stdin"))
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    output_within_patience(child, "the demo")
+}
+
+/// Waits until the demo, process `pid` (one thread), sleeps in
+/// `epoll_wait` with every byte written to `stdin` read: it waits for
+/// more.
+fn wait_until_it_waits_for_more(pid: u32, stdin: &ChildStdin) {
+    eventually("the demo waits in epoll_wait, its input all read", || {
+        rustix::io::ioctl_fionread(stdin.as_fd()).unwrap() == 0 && asleep_in_epoll(pid, pid)
+    });
+}
+
+/// The flags of descriptor `fd` of process `pid`, as its `fdinfo` shows
+/// them (octal).
+fn flags_of(pid: u32, fd: u32) -> u32 {
+    let info = fs::read_to_string(format!("/proc/{pid}/fdinfo/{fd}")).unwrap();
+    let flags = info
+        .lines()
+        .find_map(|line| line.strip_prefix("flags:"))
+        .unwrap();
+    u32::from_str_radix(flags.trim(), 8).unwrap()
+}
+
+/// The descriptors in the interest list of epoll instance `epoll` of
+/// process `pid` (a `tfd:` line each in its `fdinfo`), sorted.
+fn epoll_entries_of(pid: u32, epoll: u32) -> Vec<u32> {
+    let info = fs::read_to_string(format!("/proc/{pid}/fdinfo/{epoll}")).unwrap();
+    let mut fds: Vec<u32> = info
+        .lines()
+        .filter_map(|line| line.strip_prefix("tfd:"))
+        .map(|rest| rest.split_whitespace().next().unwrap().parse().unwrap())
+        .collect();
+    fds.sort();
+    fds
+}
+
+/// What descriptor `fd` of process `pid` refers to: `pipe:[…]`, a path…
+fn target_of(pid: u32, fd: u32) -> String {
+    let link = fs::read_link(format!("/proc/{pid}/fd/{fd}")).unwrap();
+    link.to_string_lossy().into_owned()
+}
+
+/// The numbers of the descriptors of process `pid` that refer to `target`.
+fn fds_on(pid: u32, target: &str) -> Vec<u32> {
+    let mut fds: Vec<u32> = fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .map(|entry| {
+            entry
+                .unwrap()
+                .file_name()
+                .to_str()
+                .unwrap()
+                .parse()
+                .unwrap()
+        })
+        .filter(|&fd| target_of(pid, fd) == target)
+        .collect();
+    fds.sort();
+    fds
+}
+
+/// A text file in the target directory, named `<name>.<pid>.txt` (tests
+/// that run at once, in this process or another, do not share it), removed
+/// when dropped (at the end of the test or when it fails).
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(name: &str, contents: &[u8]) -> TempFile {
+        let file = format!("{name}.{}.txt", std::process::id());
+        let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(file);
+        fs::write(&path, contents).unwrap();
+        TempFile(path)
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.0);
+    }
 }
 
 /// Checks a run that answered `answer`.
@@ -108,12 +199,8 @@ fn a_read_error_is_reported() {
     // Standard input is the *writing* end of a pipe: epoll takes it, but
     // `read` fails.
     let (_reader, writer) = io::pipe().unwrap();
-    let output = Command::new(common::example("ch08_stdin"))
-        .stdin(writer)
-        .output()
-        .unwrap();
     assert_refuses(
-        output,
+        run_on(writer),
         "cannot read the input: Bad file descriptor (os error 9)",
     );
 }
@@ -121,58 +208,76 @@ fn a_read_error_is_reported() {
 #[test]
 fn a_late_writer_still_gets_an_answer_from_a_program_asleep_in_epoll() {
     let mut child = start();
+    let pid = child.id();
+    // Asleep in `epoll_wait`, waiting for input.
+    wait_until_it_waits_for_more(pid, child.stdin.as_ref().unwrap());
+    assert!(child.try_wait().unwrap().is_none(), "it waits for input");
     // What the program opened itself, leaving out what it inherited
     // (standard input, output and error, and whatever else the test
     // harness has open without close-on-exec, such as cargo's jobserver
-    // pipes).
-    let pid = child.id();
-    let opened = || -> Vec<String> {
-        common::fd_targets_of(pid)
-            .into_iter()
-            .filter(|target| target.starts_with("anon_inode:"))
-            .collect()
-    };
-    common::eventually("the program has its epoll instance and its eventfd", || {
-        opened().len() == 2
-    });
-    thread::sleep(Duration::from_millis(200));
-    // While it waits, the program has one thread and has opened only its
-    // epoll instance and its eventfd: no thread, no descriptor per wait.
-    assert!(child.try_wait().unwrap().is_none(), "it waits for input");
-    assert_eq!(opened(), ["anon_inode:[eventfd]", "anon_inode:[eventpoll]"]);
+    // pipes) and its own descriptor of standard input.
+    let opened: Vec<String> = common::fd_targets_of(pid)
+        .into_iter()
+        .filter(|target| target.starts_with("anon_inode:"))
+        .collect();
+    // One thread, and only its epoll instance and its eventfd: no thread,
+    // no descriptor per wait.
+    assert_eq!(opened, ["anon_inode:[eventfd]", "anon_inode:[eventpoll]"]);
     assert_eq!(common::threads_of(pid), 1);
+    // The epoll instance waits for the eventfd and for a descriptor of the
+    // pipe on standard input: not descriptor 0, but one of the demo's own,
+    // opened anew, whose open file description is non-blocking while
+    // descriptor 0's (the one the shell would share) stays blocking.
+    let [epoll] = fds_on(pid, "anon_inode:[eventpoll]")[..] else {
+        panic!("not one epoll instance")
+    };
+    let [eventfd] = fds_on(pid, "anon_inode:[eventfd]")[..] else {
+        panic!("not one eventfd")
+    };
+    let pipe = target_of(pid, 0);
+    assert!(pipe.starts_with("pipe:"), "{pipe}");
+    let entries = epoll_entries_of(pid, epoll);
+    assert_eq!(entries.len(), 2, "{entries:?}");
+    assert!(entries.contains(&eventfd), "{entries:?}");
+    let read = entries.into_iter().find(|&fd| fd != eventfd).unwrap();
+    assert_ne!(read, 0, "it waits on descriptor 0 itself");
+    assert_eq!(target_of(pid, read), pipe, "it waits on its standard input");
+    let nonblocking = libc::O_NONBLOCK as u32;
+    assert_eq!(flags_of(pid, read) & nonblocking, nonblocking);
+    assert_eq!(flags_of(pid, 0) & nonblocking, 0, "descriptor 0 changed");
     feed(&mut child, b"32\n");
-    assert_answers(child.wait_with_output().unwrap(), "32 + 10 = 42");
+    assert_answers(output_within_patience(child, "the demo"), "32 + 10 = 42");
 }
 
 #[test]
 fn a_line_written_in_pieces_is_one_number() {
     let mut child = start();
+    let pid = child.id();
     let mut stdin = child.stdin.take().unwrap();
     for piece in [&b"3"[..], b"2", b"\n"] {
-        thread::sleep(Duration::from_millis(50));
+        // Each piece only once the demo has read the one before and sleeps
+        // in `epoll_wait` again: every piece is a read of its own.
+        wait_until_it_waits_for_more(pid, &stdin);
         stdin.write_all(piece).unwrap();
     }
     drop(stdin);
-    assert_answers(child.wait_with_output().unwrap(), "32 + 10 = 42");
+    assert_answers(output_within_patience(child, "the demo"), "32 + 10 = 42");
 }
 
 #[test]
 fn a_regular_file_is_read_directly() {
     // `cargo run --example ch08_stdin < number.txt`: epoll refuses a
     // regular file, and the demo reads it without waiting.
-    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ch08_stdin_number.txt");
-    std::fs::write(&path, "32\n").unwrap();
-    let output = Command::new(common::example("ch08_stdin"))
-        .stdin(File::open(&path).unwrap())
-        .output()
-        .unwrap();
-    assert_answers(output, "32 + 10 = 42");
-    std::fs::remove_file(&path).unwrap();
+    let number = TempFile::new("ch08_stdin_number", b"32\n");
+    assert_answers(run_on(File::open(&number.0).unwrap()), "32 + 10 = 42");
+    // A file partly read already, as `(read first; demo) < file` leaves
+    // it: the demo reads on from there, through the same open file
+    // description (a regular file is never opened anew).
+    let lines = TempFile::new("ch08_stdin_lines", b"first\n7\n");
+    let mut file = File::open(&lines.0).unwrap();
+    file.read_exact(&mut [0; 6]).unwrap();
+    assert_eq!(file.stream_position().unwrap(), 6);
+    assert_answers(run_on(file), "7 + 10 = 17");
     // `/dev/null` too: it is empty.
-    let output = Command::new(common::example("ch08_stdin"))
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert_refuses(output, "no input: it ended before a line");
+    assert_refuses(run_on(Stdio::null()), "no input: it ended before a line");
 }

@@ -16,6 +16,7 @@ pub fn yield_now() -> YieldNow {
 
 /// The future of [`yield_now`].
 #[derive(Debug)]
+#[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct YieldNow {
     yielded: bool,
 }

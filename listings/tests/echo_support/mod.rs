@@ -4,7 +4,8 @@
 //! The server runs a `Runtime`, which is not `Send`: the thread makes its
 //! own. The test thread stops it with a oneshot channel and asks it for its
 //! counters through another channel; both wake the runtime from another
-//! thread, through its eventfd.
+//! thread, through its eventfd. It uses `common` (every binary that says
+//! `mod echo_support;` says `mod common;` too).
 #![allow(dead_code, reason = "each test binary uses part of it")]
 
 use std::io::{Read, Write};
@@ -13,7 +14,6 @@ use std::ops::Range;
 use std::rc::Rc;
 use std::sync::{Arc, Barrier, mpsc as std_mpsc};
 use std::thread;
-use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use futures::channel::{mpsc, oneshot};
@@ -22,8 +22,8 @@ use listings::echo::{Config, Stats, serve};
 use listings::runtime::Runtime;
 use rustix::net::{AddressFamily, SocketFlags, SocketType};
 
-/// How long a test waits for what must happen: far longer than it takes.
-pub const PATIENCE: Duration = Duration::from_secs(20);
+pub use crate::common::PATIENCE;
+use crate::common::{join_within_patience, within_patience};
 
 /// Every client's stream: 64 KiB each way.
 pub const STREAM_LEN: usize = 64 * 1024;
@@ -39,6 +39,9 @@ pub const CHUNK: usize = 8 * 1024;
 pub struct TestServer {
     /// Where it listens.
     pub addr: SocketAddr,
+    /// The kernel's id of its thread (`gettid`), to find the thread in
+    /// `/proc/self/task`.
+    pub tid: u32,
     stop: Option<oneshot::Sender<()>>,
     queries: mpsc::UnboundedSender<std_mpsc::Sender<Stats>>,
     thread: Option<thread::JoinHandle<Stats>>,
@@ -53,9 +56,12 @@ impl TestServer {
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
         let (queries, mut asked) = mpsc::unbounded::<std_mpsc::Sender<Stats>>();
+        let (tell_tid, told_tid) = std_mpsc::channel();
         let thread = thread::Builder::new()
             .name("echo server".into())
             .spawn(move || {
+                let tid = rustix::thread::gettid().as_raw_nonzero().get();
+                tell_tid.send(u32::try_from(tid).unwrap()).unwrap();
                 let rt = Runtime::new().unwrap();
                 let handle = rt.handle().clone();
                 let listener = Async::new(handle.reactor(), listener).unwrap();
@@ -80,8 +86,12 @@ impl TestServer {
                 Stats::clone(&stats)
             })
             .unwrap();
+        let tid = told_tid
+            .recv_timeout(PATIENCE)
+            .expect("the server's thread did not start");
         let server = TestServer {
             addr,
+            tid,
             stop: Some(stop),
             queries,
             thread: Some(thread),
@@ -108,10 +118,11 @@ impl TestServer {
     }
 
     /// Stops the server, waits for its thread (its runtime dropped, every
-    /// descriptor of its closed), and returns its final counters.
+    /// descriptor of its closed), and returns its final counters. Fails if
+    /// the thread has not ended within `PATIENCE` (a lost wake-up).
     pub fn stop(mut self) -> Stats {
         self.stop.take().unwrap().send(()).unwrap();
-        self.thread.take().unwrap().join().unwrap()
+        join_within_patience(self.thread.take().unwrap(), "the stopped server")
     }
 }
 
@@ -123,10 +134,9 @@ impl Drop for TestServer {
             let _ = stop.send(());
         }
         if let Some(thread) = self.thread.take() {
-            let deadline = Instant::now() + PATIENCE;
-            while !thread.is_finished() && Instant::now() < deadline {
-                thread::sleep(Duration::from_millis(1));
-            }
+            // Not a failure of its own if it does not end: the test has
+            // failed already. The thread is left behind, detached.
+            within_patience(|| thread.is_finished());
         }
     }
 }

@@ -183,6 +183,10 @@ pub struct ListingFile {
     /// book explains it.
     pub ja: String,
     pub zh: String,
+    /// The program waits for input (or runs until stopped): appendix C
+    /// shows it `no_run`, compiled but not run, as its chapter does.
+    #[serde(default)]
+    pub no_run: bool,
 }
 
 impl ListingFile {

@@ -130,7 +130,8 @@ pub fn render(
                     .write(&body, dir)
                     .map_err(|e| format!("{file}: {e}"))?
                     .unwrap_or(body);
-                ("rust".to_string(), framed)
+                let info = if entry.no_run { "rust,no_run" } else { "rust" };
+                (info.to_string(), framed)
             }
         };
         out.push_str(&format!(
@@ -194,6 +195,7 @@ mod tests {
                     path,
                     ja: "説明。".into(),
                     zh: "说明。".into(),
+                    no_run: false,
                 })
                 .collect(),
         };
@@ -216,5 +218,43 @@ mod tests {
             missing.to_string().contains("no entry for listings/src/"),
             "{missing}"
         );
+    }
+
+    #[test]
+    fn a_program_that_waits_for_input_is_shown_no_run() {
+        let frames = Frames::load(&root()).unwrap();
+        let listings = Listings {
+            file: files(&root(), "examples")
+                .unwrap()
+                .into_iter()
+                .map(|(path, _)| ListingFile {
+                    no_run: path.ends_with("ch08_stdin.rs"),
+                    path,
+                    ja: "説明。".into(),
+                    zh: "说明。".into(),
+                })
+                .collect(),
+        };
+        let text = render(
+            &root(),
+            "examples",
+            Edition::Ja,
+            "src/ja",
+            &listings,
+            &frames,
+        )
+        .unwrap();
+        let fence = |file: &str| {
+            let at = text
+                .find(&format!("### `listings/examples/{file}`"))
+                .unwrap();
+            text[at..]
+                .lines()
+                .find(|l| l.starts_with("```"))
+                .unwrap()
+                .to_string()
+        };
+        assert_eq!(fence("ch08_stdin.rs"), "```rust,no_run");
+        assert_eq!(fence("ch08_epoll.rs"), "```rust");
     }
 }
