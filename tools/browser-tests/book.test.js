@@ -336,6 +336,10 @@ for (const server of SERVERS) {
                 { page: 'zh/ch03-executor.html', shows: 'listings/examples/ch03_howdy.rs' },
                 { page: 'zh/ch04-state-machine.html', shows: 'listings/src/state_machine.rs' },
                 { page: 'zh/ch04-state-machine.html', shows: 'listings/examples/ch04_three_lines.rs' },
+                { page: 'ja/ch08-epoll-reactor.html', shows: 'listings/src/epoll_reactor.rs' },
+                { page: 'ja/ch08-epoll-reactor.html', shows: 'listings/examples/ch08_epoll.rs' },
+                { page: 'zh/ch09-mini-runtime.html', shows: 'listings/src/runtime.rs' },
+                { page: 'zh/ch09-mini-runtime.html', shows: 'listings/examples/ch09_runtime.rs' },
                 { page: 'ja/appendix-listings.html', section: 'listing-src-timer-rs' },
                 { page: 'zh/appendix-listings.html', section: 'listing-examples-ch02-timer-rs' },
             ];

@@ -21,7 +21,7 @@ publish = false
 
 [dependencies]
 futures = "0.3.31"
-rustix = { version = "1.1", features = ["event"] }
+rustix = { version = "1.1", features = ["event", "fs"] }
 `;
 
 let project = null;
