@@ -224,7 +224,7 @@ async fn echo(handle: &Handle, stream: Async<TcpStream>, idle: Duration) -> io::
 mod tests {
     use super::*;
     use crate::exercises::ch09::yield_now;
-    use crate::runtime::Runtime;
+    use crate::runtime::{JoinHandle, Runtime};
     use crate::test_executors::PATIENCE;
     use futures::StreamExt;
     use futures::channel::{mpsc, oneshot};
@@ -248,20 +248,17 @@ mod tests {
             .collect()
     }
 
-    fn listener(handle: &Handle) -> (Async<TcpListener>, SocketAddr) {
+    /// A server spawned on `handle` with this idle timeout: its address,
+    /// its stats, the sender that stops it, and its task.
+    fn start(
+        handle: &Handle,
+        idle_timeout: Duration,
+    ) -> (SocketAddr, Rc<Stats>, oneshot::Sender<()>, JoinHandle<()>) {
         let listener = Async::bind(handle.reactor(), "127.0.0.1:0".parse().unwrap()).unwrap();
         let addr = listener.get_ref().local_addr().unwrap();
-        (listener, addr)
-    }
-
-    #[test]
-    fn spurious_readiness_neither_ends_nor_corrupts_a_connection() {
-        let rt = Runtime::new().unwrap();
-        let handle = rt.handle().clone();
-        let (listener, addr) = listener(&handle);
         let stats = Rc::new(Stats::default());
         let config = Config {
-            idle_timeout: PATIENCE,
+            idle_timeout,
             ..Config::default()
         };
         let (stop, stopped) = oneshot::channel::<()>();
@@ -272,6 +269,14 @@ mod tests {
             Rc::clone(&stats),
             stopped,
         ));
+        (addr, stats, stop, server)
+    }
+
+    #[test]
+    fn spurious_readiness_neither_ends_nor_corrupts_a_connection() {
+        let rt = Runtime::new().unwrap();
+        let handle = rt.handle().clone();
+        let (addr, stats, stop, server) = start(&handle, PATIENCE);
 
         // Each client, on its thread, echoes one chunk per round, says so,
         // and waits for the go of the next round; between rounds every
@@ -358,21 +363,8 @@ mod tests {
     fn spurious_wake_ups_do_not_restart_the_idle_timer() {
         let rt = Runtime::new().unwrap();
         let handle = rt.handle().clone();
-        let (listener, addr) = listener(&handle);
-        let stats = Rc::new(Stats::default());
         let idle = Duration::from_millis(200);
-        let config = Config {
-            idle_timeout: idle,
-            ..Config::default()
-        };
-        let (stop, stopped) = oneshot::channel::<()>();
-        let server = handle.spawn(serve(
-            handle.clone(),
-            listener,
-            config,
-            Rc::clone(&stats),
-            stopped,
-        ));
+        let (addr, stats, stop, server) = start(&handle, idle);
         // A client that sends nothing and waits for the end of its stream.
         let (saw_end, seen) = oneshot::channel();
         let client = thread::spawn(move || {

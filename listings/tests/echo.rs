@@ -25,7 +25,6 @@ use std::time::{Duration, Instant};
 use common::{allow_descriptors, asleep_in_epoll, eventually, fd_numbers, open_fds};
 use echo_support::{PATIENCE, TestServer, connect, echo_checked, echo_clients, pattern};
 use listings::echo::{Config, Stats};
-use rustix::net::{AddressFamily, SocketFlags, SocketType};
 
 /// Room in the listen queue for every client of the largest test.
 const BACKLOG: i32 = 1024;
@@ -121,13 +120,7 @@ fn a_thousand_concurrent_clients_each_get_their_own_bytes_back() {
 /// echo fills it at once. (`TcpStream::connect` cannot set an option
 /// first, so the socket is built by hand.)
 fn connect_with_a_small_receive_buffer(addr: SocketAddr) -> TcpStream {
-    let socket = rustix::net::socket_with(
-        AddressFamily::INET,
-        SocketType::STREAM,
-        SocketFlags::CLOEXEC,
-        None,
-    )
-    .unwrap();
+    let socket = echo_support::tcp_socket();
     // The kernel doubles it and raises it to its minimum (a few KiB); it
     // turns off the buffer's growth (autotuning) too.
     rustix::net::sockopt::set_socket_recv_buffer_size(&socket, 4096).unwrap();

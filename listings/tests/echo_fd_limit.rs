@@ -24,7 +24,6 @@ use std::time::{Duration, Instant};
 use common::{eventually, fd_numbers, open_fds};
 use echo_support::{CHUNK, PATIENCE, TestServer, connect, echo_checked, pattern};
 use listings::echo::Config;
-use rustix::net::{AddressFamily, SocketFlags, SocketType};
 use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
 
 /// Clients connected before the limit is lowered.
@@ -128,17 +127,7 @@ fn out_of_descriptors_the_server_backs_off_serves_on_and_accepts_later() {
         .collect();
     // 2. The sockets of the clients to come, made now: a socket takes a
     //    descriptor, connecting it does not.
-    let sockets: Vec<OwnedFd> = (0..NEW)
-        .map(|_| {
-            rustix::net::socket_with(
-                AddressFamily::INET,
-                SocketType::STREAM,
-                SocketFlags::CLOEXEC,
-                None,
-            )
-            .unwrap()
-        })
-        .collect();
+    let sockets: Vec<OwnedFd> = (0..NEW).map(|_| echo_support::tcp_socket()).collect();
 
     // 3. The limit lowered: room for a few more descriptors, fewer than
     //    the new clients need.

@@ -11,6 +11,7 @@
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::ops::Range;
+use std::os::fd::OwnedFd;
 use std::rc::Rc;
 use std::sync::{Arc, Barrier, mpsc as std_mpsc};
 use std::thread;
@@ -146,16 +147,22 @@ impl Drop for TestServer {
 /// clients connecting at once would overflow it, and each client whose
 /// handshake is dropped tries again only a second later.
 pub fn listener(backlog: i32) -> TcpListener {
-    let socket = rustix::net::socket_with(
+    let socket = tcp_socket();
+    rustix::net::bind(&socket, &SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).unwrap();
+    rustix::net::listen(&socket, backlog).unwrap();
+    TcpListener::from(socket)
+}
+
+/// A new IPv4 TCP socket, closed on `exec`, for a test to set options on
+/// before it binds or connects (std's types cannot).
+pub fn tcp_socket() -> OwnedFd {
+    rustix::net::socket_with(
         AddressFamily::INET,
         SocketType::STREAM,
         SocketFlags::CLOEXEC,
         None,
     )
-    .unwrap();
-    rustix::net::bind(&socket, &SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).unwrap();
-    rustix::net::listen(&socket, backlog).unwrap();
-    TcpListener::from(socket)
+    .unwrap()
 }
 
 /// Client `client`'s stream: 8-byte words of a mix of the client's number
