@@ -20,6 +20,7 @@ pub type Lines = Rc<RefCell<Vec<&'static str>>>;
 /// Pending once (after asking to be polled again), then ready: the
 /// smallest possible `.await` point.
 #[derive(Debug, Default)]
+#[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct YieldNow {
     yielded: bool,
 }
