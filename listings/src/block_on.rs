@@ -41,10 +41,11 @@ mod tests {
     use super::*;
     use crate::pitfalls::park_block_on::outer_with_nested_block_on;
     use crate::state_machine::yield_now;
-    use crate::test_executors::{Library, PATIENCE, in_background};
+    use crate::test_executors::{
+        Library, PATIENCE, in_background, woken_a_thousand_times_then_once,
+    };
     use crate::timer::TimerFuture;
-    use std::future::poll_fn;
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::mpsc;
     use std::thread;
     use std::time::Duration;
@@ -72,38 +73,10 @@ mod tests {
 
     #[test]
     fn many_wakes_before_a_poll_cost_one_poll() {
-        // During the first poll another thread wakes the task a thousand
-        // times (and is joined). Those wakes only set one flag: exactly one
-        // more poll follows, then `block_on` sleeps until the next wake,
-        // which a second thread sends 100 ms later. (A parker that counted
-        // wakes would poll again and again in between.)
-        let released = Arc::new(AtomicBool::new(false));
-        let mut polls = 0;
-        block_on(poll_fn(|cx| {
-            polls += 1;
-            if released.load(Ordering::SeqCst) {
-                return Poll::Ready(());
-            }
-            let waker = cx.waker().clone();
-            if polls == 1 {
-                thread::spawn(move || {
-                    for _ in 0..1000 {
-                        waker.wake_by_ref();
-                    }
-                })
-                .join()
-                .unwrap();
-            } else if polls == 2 {
-                let released = Arc::clone(&released);
-                thread::spawn(move || {
-                    thread::sleep(Duration::from_millis(100));
-                    released.store(true, Ordering::SeqCst);
-                    waker.wake();
-                });
-            }
-            Poll::Pending
-        }));
-        assert_eq!(polls, 3);
+        // The scene is described at `woken_a_thousand_times_then_once`.
+        let (future, polls) = woken_a_thousand_times_then_once();
+        block_on(future);
+        assert_eq!(polls.load(Ordering::SeqCst), 3);
     }
 
     #[test]

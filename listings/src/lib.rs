@@ -30,6 +30,8 @@
 //! | [`stdin_demo`] | 8: a number from standard input plus 10, waiting in epoll while there is none |
 //! | [`runtime`] | 9: a single-thread runtime: run queue, epoll reactor, timers in the `epoll_wait` timeout |
 //! | [`echo`] | 9: a TCP echo server: a task per connection, idle timeout, accept back-off |
+//! | [`fast_parker`] | 10: a three-state parker: no lock and no system call when nobody sleeps |
+//! | [`fast_block_on`] | 10: `block_on` with the thread's cached parker and waker; a fresh pair when nested |
 //! | [`pitfalls`] | bugs the book shows on purpose, each with its test |
 //! | [`exercises`] | solutions to the exercises at the end of each chapter |
 
@@ -41,6 +43,8 @@ pub mod epoll;
 pub mod epoll_reactor;
 pub mod executor;
 pub mod exercises;
+pub mod fast_block_on;
+pub mod fast_parker;
 pub mod fixed_executor;
 pub mod notifier;
 pub mod parker;

@@ -61,6 +61,9 @@ struct Inner {
     running: Cell<bool>,
     /// Set when the `Runtime` is dropped: no more tasks or timers.
     closed: Cell<bool>,
+    /// While tasks are queued, the reactor gets a turn every this many
+    /// rounds.
+    io_interval: u32,
 }
 
 /// A task's number; never reused by its runtime.
@@ -318,8 +321,21 @@ impl Timers {
 
 // ANCHOR: block_on
 impl Runtime {
-    /// A runtime with its own epoll reactor.
+    /// A runtime with its own epoll reactor, which asks it for I/O
+    /// after every round of polls.
     pub fn new() -> io::Result<Self> {
+        Runtime::with_io_interval(1)
+    }
+
+    /// The same, but while tasks are queued the reactor is asked only
+    /// after every `rounds` rounds (chapter 10); with none queued, it
+    /// always is.
+    ///
+    /// # Panics
+    ///
+    /// If `rounds` is 0.
+    pub fn with_io_interval(rounds: u32) -> io::Result<Self> {
+        assert!(rounds > 0, "an I/O interval of 0 rounds");
         let reactor = Arc::new(Reactor::new()?);
         let shared = Arc::new(Shared {
             queue: Mutex::new(VecDeque::new()),
@@ -333,6 +349,7 @@ impl Runtime {
             next_id: Cell::new(0),
             running: Cell::new(false),
             closed: Cell::new(false),
+            io_interval: rounds,
         });
         Ok(Runtime {
             handle: Handle { inner },
@@ -360,9 +377,12 @@ impl Runtime {
         let main = inner.new_task_waker();
         let main_waker = Waker::from(Arc::clone(&main));
         inner.shared.queue.lock().unwrap().push_back(main.id);
+        let mut rounds_busy = 0;
         loop {
             // 1. Poll what is queued now; what is woken meanwhile waits
-            //    for the next round, after the reactor had its turn.
+            //    for the next round (timers are checked before every
+            //    round; the reactor, while tasks are queued, before every
+            //    `io_interval`-th).
             let round = inner.shared.queue.lock().unwrap().len();
             for _ in 0..round {
                 let Some(id) = inner.shared.queue.lock().unwrap().pop_front() else {
@@ -388,8 +408,15 @@ impl Runtime {
             let timeout = if inner.shared.queue.lock().unwrap().is_empty() {
                 next_deadline.map(|deadline| deadline.saturating_duration_since(Instant::now()))
             } else {
+                // Busy: a look at the reactor, without sleeping, every
+                // `io_interval` rounds (each look is a system call).
+                rounds_busy += 1;
+                if rounds_busy < inner.io_interval {
+                    continue;
+                }
                 Some(Duration::ZERO)
             };
+            rounds_busy = 0;
             // 4. Wake the tasks whose I/O is ready.
             inner.reactor.wait(timeout)?;
         }
@@ -501,7 +528,7 @@ impl fmt::Debug for Sleep {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use crate::test_executors::Library;
+    use crate::test_executors::{Library, PATIENCE, in_background};
     use std::sync::mpsc;
     use std::thread;
 
@@ -836,7 +863,14 @@ mod tests {
 
     #[test]
     fn a_task_that_always_wakes_itself_does_not_starve_timers_or_io() {
-        let rt = runtime();
+        spinner_beside_a_timer_and_a_read(runtime());
+        // Looking at the reactor only every 61 busy rounds still looks.
+        spinner_beside_a_timer_and_a_read(Runtime::with_io_interval(61).unwrap());
+    }
+
+    /// A task that wakes itself for ever, while the main future sleeps 20
+    /// ms and then reads a byte that another thread writes after 30 ms.
+    fn spinner_beside_a_timer_and_a_read(rt: Runtime) {
         let handle = rt.handle().clone();
         let stop = Rc::new(Cell::new(false));
         let spinning = Rc::clone(&stop);
@@ -866,6 +900,65 @@ mod tests {
             .unwrap();
         assert_eq!(got, b"x");
         drop(writer.join().unwrap());
+    }
+
+    #[test]
+    fn a_busy_runtime_looks_at_the_reactor_every_io_interval_rounds() {
+        for interval in [1, 2, 61] {
+            let returned = in_background(move || {
+                assert_eq!(spins_until_a_ready_read_is_seen(interval), interval);
+            });
+            returned.recv_timeout(PATIENCE).unwrap().unwrap();
+        }
+    }
+
+    /// With a task that wakes itself for ever, how many of its polls pass
+    /// between a byte arriving for a waiting read and the read's task
+    /// being polled again: the rounds until the reactor's next turn.
+    fn spins_until_a_ready_read_is_seen(interval: u32) -> u32 {
+        let rt = Runtime::with_io_interval(interval).unwrap();
+        let handle = rt.handle().clone();
+        let spins = Rc::new(Cell::new(0));
+        let stop = Rc::new(Cell::new(false));
+        let spinner = handle.spawn({
+            let (spins, stop) = (Rc::clone(&spins), Rc::clone(&stop));
+            std::future::poll_fn(move |cx| {
+                if stop.get() {
+                    return Poll::Ready(());
+                }
+                spins.set(spins.get() + 1);
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            })
+        });
+        let (ours, mut theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+        let ours = crate::async_fd::Async::new(handle.reactor(), ours).unwrap();
+        rt.block_on(async {
+            let mut buf = [0; 1];
+            let mut read = pin!(ours.read(&mut buf));
+            // Armed, with nothing to read yet.
+            assert!(futures::poll!(read.as_mut()).is_pending());
+            std::io::Write::write_all(&mut theirs, b"x").unwrap();
+            let before = spins.get();
+            // Pending once without a wake of its own: only the reactor's
+            // report of the byte polls this future again.
+            let mut waited = false;
+            std::future::poll_fn(|_| {
+                if waited {
+                    Poll::Ready(())
+                } else {
+                    waited = true;
+                    Poll::Pending
+                }
+            })
+            .await;
+            let gap = spins.get() - before;
+            assert_eq!(read.await.unwrap(), 1);
+            stop.set(true);
+            spinner.await;
+            gap
+        })
+        .unwrap()
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! (`fixed_executor`) are tested with the same scenes.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::task::{Poll, Waker};
 use std::thread;
@@ -66,4 +67,42 @@ pub fn task_waiting_for_release() -> (
         report.send("the other task completed").unwrap();
     };
     (task, release, reports)
+}
+
+/// The scene of "many wakes before a poll cost one poll", for the
+/// `block_on`s of chapters 6 and 10: during the future's first poll another
+/// thread wakes it a thousand times (and is joined); its second poll starts
+/// a thread that frees it and wakes it 100 ms later; the poll after that
+/// completes it. Returns the future and the count of its polls. Wakes that
+/// only set a flag make that 3; a `block_on` that counted wakes, or one
+/// that never slept, would poll again and again in between.
+pub fn woken_a_thousand_times_then_once() -> (impl Future<Output = ()>, Arc<AtomicUsize>) {
+    let released = Arc::new(AtomicBool::new(false));
+    let polls = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&polls);
+    let future = std::future::poll_fn(move |cx| {
+        let poll = counted.fetch_add(1, Ordering::SeqCst) + 1;
+        if released.load(Ordering::SeqCst) {
+            return Poll::Ready(());
+        }
+        let waker = cx.waker().clone();
+        if poll == 1 {
+            thread::spawn(move || {
+                for _ in 0..1000 {
+                    waker.wake_by_ref();
+                }
+            })
+            .join()
+            .unwrap();
+        } else if poll == 2 {
+            let released = Arc::clone(&released);
+            thread::spawn(move || {
+                thread::sleep(Duration::from_millis(100));
+                released.store(true, Ordering::SeqCst);
+                waker.wake();
+            });
+        }
+        Poll::Pending
+    });
+    (future, polls)
 }
