@@ -2,7 +2,9 @@
 //!
 //! mdBook's `links` preprocessor expands `{{#include}}`, `{{#rustdoc_include}}`,
 //! `{{#playground}}` and `{{#title}}`; this plug-in adds `{{#glossary}}`,
-//! `{{#pitfalls}}` and `{{#listings GROUP}}`. Everything here that needs to
+//! `{{#pitfalls}}`, `{{#listings GROUP}}` and `{{#bench …}}` (see
+//! [`Bench`]), and leaves every other name alone, as mdBook's `links` does.
+//! Everything here that needs to
 //! know which directives a text holds — captions, hidden frames, the
 //! appendices and the book's checks — asks this module, which matches them
 //! the way mdBook 0.5.4 does: `{{ #name args }}` where `args` holds no `}`,
@@ -83,6 +85,48 @@ fn parse_at(text: &str, start: usize) -> Option<Directive<'_>> {
         name,
         args: args.trim(),
     })
+}
+
+/// The name of the directive that shows chapter 10's measurements.
+pub const BENCH: &str = "bench";
+
+/// A `{{#bench …}}` directive: a number from `data/bench/results.toml`,
+/// written into prose or a table (`crate::bench` finds the value and
+/// formats it). Arguments are separated by whitespace:
+///
+/// - `{{#bench ID}}`: the value of measure `ID` with its unit (`12.3 ns`);
+/// - `{{#bench ratio ID_A ID_B}}`: how many times A's value is B's (`1.45×`);
+/// - `{{#bench machine.FIELD}}`: what the measuring machine was
+///   (`cpu`, `cores`, `memory`, `kernel`, `rustc`, `date`, `load_start`,
+///   `load_end`, `command`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Bench<'a> {
+    Value(&'a str),
+    Ratio(&'a str, &'a str),
+    Machine(&'a str),
+}
+
+impl<'a> Bench<'a> {
+    /// The bench directive a directive is, if it is one: `Some(Err(..))`
+    /// for a `{{#bench}}` whose arguments are not one of the three forms.
+    pub fn of(directive: &Directive<'a>) -> Option<Result<Bench<'a>, String>> {
+        if directive.name != BENCH {
+            return None;
+        }
+        let words: Vec<&str> = directive.args.split_whitespace().collect();
+        Some(match words[..] {
+            ["ratio", a, b] => Ok(Bench::Ratio(a, b)),
+            [id] if id != "ratio" => Ok(match id.strip_prefix("machine.") {
+                Some(field) => Bench::Machine(field),
+                None => Bench::Value(id),
+            }),
+            _ => Err(format!(
+                "`{{{{#bench {}}}}}`: write `{{{{#bench ID}}}}`, `{{{{#bench ratio ID_A ID_B}}}}` \
+                 or `{{{{#bench machine.FIELD}}}}`",
+                directive.args
+            )),
+        })
+    }
 }
 
 /// What an include directive shows of its file.
@@ -288,6 +332,35 @@ mod tests {
             Part::Lines("3:5".into())
         );
         assert!(Include::of(&directives("{{#glossary}}")[0]).is_none());
+    }
+
+    #[test]
+    fn bench_directives_have_three_forms() {
+        fn parse(text: &str) -> Option<Result<Bench<'_>, String>> {
+            Bench::of(&directives(text)[0])
+        }
+        assert_eq!(
+            parse("{{#bench spawn/100000/tokio}}"),
+            Some(Ok(Bench::Value("spawn/100000/tokio")))
+        );
+        assert_eq!(
+            parse("{{#bench ratio a/b/c  d/e/f}}"),
+            Some(Ok(Bench::Ratio("a/b/c", "d/e/f")))
+        );
+        assert_eq!(
+            parse("{{#bench machine.cpu}}"),
+            Some(Ok(Bench::Machine("cpu")))
+        );
+        for wrong in [
+            "{{#bench}}",
+            "{{#bench ratio a}}",
+            "{{#bench a b}}",
+            "{{#bench ratio}}",
+        ] {
+            let error = parse(wrong).unwrap().unwrap_err();
+            assert!(error.contains("{{#bench ID}}"), "{wrong}: {error}");
+        }
+        assert_eq!(parse("{{#include a.rs}}"), None);
     }
 
     #[test]

@@ -4,7 +4,12 @@
 //!   writes each code block's hidden frame ([`frame`]), fills the appendices
 //!   from `data/` ([`appendix`], [`listing_files`]) and captions code
 //!   fragments ([`captions`]); the renderer ([`render`]) gives each edition
-//!   its language and builds the Pagefind index.
+//!   its language and builds the Pagefind index. The preprocessor also
+//!   writes chapter 10's measurements in place of `{{#bench …}}`
+//!   ([`bench`](mod@bench)).
+//! - As `bench-report` (`src/bin/bench-report.rs`, which
+//!   `tools/bench-report/run` runs): [`bench`](mod@bench) collects a
+//!   benchmark run into `data/bench/results.toml` and draws its charts.
 //! - For the book's tests (`tools/booktest`): [`program`] turns a block into
 //!   the program a reader gets, [`directives`] and [`markdown`] read
 //!   chapters the way mdBook does.
@@ -12,6 +17,7 @@
 //! The README's section for authors says how chapters use it.
 
 pub mod appendix;
+pub mod bench;
 pub mod captions;
 pub mod data;
 pub mod directives;

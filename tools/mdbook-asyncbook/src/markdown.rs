@@ -60,6 +60,20 @@ pub fn prose(text: &str) -> Vec<(usize, String)> {
     out
 }
 
+/// Where a chapter's code is: each code block (fenced or indented, fences
+/// included) as `(range, true)`, each inline code span (backticks
+/// included) as `(range, false)`, in order.
+pub fn code_ranges(text: &str) -> Vec<(Range<usize>, bool)> {
+    parser(text)
+        .into_offset_iter()
+        .filter_map(|(event, range)| match event {
+            Event::Start(Tag::CodeBlock(_)) => Some((range, true)),
+            Event::Code(_) => Some((range, false)),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The inline code spans of a chapter (not code blocks), without backticks.
 pub fn inline_code(text: &str) -> Vec<String> {
     parser(text)
@@ -161,6 +175,25 @@ mod tests {
         let text: Vec<String> = prose(CHAPTER).into_iter().map(|(_, t)| t).collect();
         assert_eq!(text, ["Title", "Some ", " and prose.", "Second "]);
         assert_eq!(prose(CHAPTER)[1].0, 3);
+    }
+
+    #[test]
+    fn code_ranges_cover_blocks_and_spans() {
+        let found: Vec<(&str, bool)> = code_ranges(CHAPTER)
+            .into_iter()
+            .map(|(range, block)| (&CHAPTER[range], block))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("`code`", false),
+                ("```rust,no_run\nfn main() {}\n```", true),
+                ("`part`", false)
+            ]
+        );
+        let indented = "Text.\n\n    code {{x}}\n\nMore.\n";
+        let (range, block) = code_ranges(indented).remove(0);
+        assert!(block && indented[range].contains("{{x}}"));
     }
 
     #[test]

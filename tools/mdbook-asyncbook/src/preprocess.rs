@@ -1,5 +1,6 @@
 //! The preprocessor: writes each code block's hidden frame, fills the
-//! appendix directives, and captions code fragments.
+//! appendix directives and chapter 10's `{{#bench …}}` numbers, and
+//! captions code fragments.
 //!
 //! It runs before mdBook's `links` preprocessor, so it sees the include
 //! directives as the author wrote them. The book's tests run it as a
@@ -7,6 +8,7 @@
 //! compile exactly what the HTML book shows.
 
 use crate::appendix::{self, Chapter};
+use crate::bench::{self, Results};
 use crate::directives::directives;
 use crate::edition::Edition;
 use crate::frame::Frames;
@@ -55,6 +57,7 @@ pub fn process(root: &Path, src: &Path, book: &mut Book) -> Result<()> {
     let pitfalls = data::pitfalls(root)?;
     let listings = data::listings(root)?;
     let frames = Frames::load(root)?;
+    let results = Results::load(root)?;
     // What the appendices need to know of each edition: every chapter's
     // title and text, as written.
     let mut by_edition: Vec<(Edition, Vec<Chapter>)> =
@@ -111,6 +114,7 @@ pub fn process(root: &Path, src: &Path, book: &mut Book) -> Result<()> {
             dir: &dir,
             frames: &frames,
             data: (&glossary, &pitfalls, &listings),
+            results: results.as_ref(),
         };
         match page.process(&chapter.content, edition_chapters) {
             Ok(content) => chapter.content = content,
@@ -135,10 +139,17 @@ struct Page<'a> {
     dir: &'a str,
     frames: &'a Frames,
     data: (&'a data::Glossary, &'a data::Pitfalls, &'a data::Listings),
+    /// `data/bench/results.toml`, once it exists.
+    results: Option<&'a Results>,
 }
 
 impl Page<'_> {
     fn process(&self, content: &str, edition: Option<(Edition, &[Chapter])>) -> Result<String> {
+        // The measurements first: they change no line (a `{{#bench}}` is on
+        // one line), so the line numbers below are still the author's.
+        let content = &bench::expand(content, self.results).map_err(|(offset, e)| {
+            format!("src/{}:{}: {e}", self.path, line_of(content, offset))
+        })?;
         let at = |offset: usize,
                   e: &dyn std::fmt::Display|
          -> Box<dyn std::error::Error + Send + Sync> {
@@ -299,6 +310,21 @@ mod tests {
             error.to_string().starts_with("src/zh/ch01-x.md:5: "),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_bench_directive_names_its_line_when_it_cannot_be_shown() {
+        // Whether or not data/bench/results.toml exists yet, this id is in
+        // no run: the error names the page, the line and the id.
+        let mut book = book(&[(
+            "ja/ch10-x.md",
+            "# X {#x}\n\n```rust\nfn main() {}\n```\n\nIt takes {{#bench no/such/id}}.\n",
+        )]);
+        let error = process(&root(), &root().join("src"), &mut book)
+            .unwrap_err()
+            .to_string();
+        assert!(error.starts_with("src/ja/ch10-x.md:7: "), "{error}");
+        assert!(error.contains("no/such/id"), "{error}");
     }
 
     #[test]

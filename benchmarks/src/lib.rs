@@ -1,0 +1,32 @@
+//! Chapter 10: the book's code measured beside the libraries a reader would
+//! otherwise use, in one run: `cargo bench -p benchmarks`.
+//!
+//! Each group of the chapter is a module. The micro-benchmarks
+//! ([`block_on`], [`spawn`], [`ping_pong`], [`wake_many`], and [`parts`],
+//! the cost of single primitives that explains the others) run under
+//! criterion, which writes its estimates to `target/criterion/`; the task
+//! groups run every executor through one trait ([`executors`]). The
+//! timers and the echo server are measured by hand ([`timers`], [`echo`]):
+//! what they report (lateness percentiles, peak memory, latency) is not a
+//! time per iteration. They write JSON reports to `target/bench-raw/`
+//! (helpers in [`measure`]), or, in a quick run, to
+//! `target/bench-raw/quick/`, which nothing collects. [`support`] holds
+//! what every group shares: quick mode, the command line's filter, the
+//! output directories, the task groups' sampling, the tokio runtime. The
+//! chapter's numbers and charts are made from criterion's estimates and
+//! the full run's reports by `tools/bench-report`.
+//!
+//! Implementation names, the same in every group and in the report:
+//! `book-ch02` … `book-ch10` for the book's code (the chapter that builds
+//! it), and the crate name for each library.
+
+pub mod block_on;
+pub mod echo;
+pub mod executors;
+pub mod measure;
+pub mod parts;
+pub mod ping_pong;
+pub mod spawn;
+pub mod support;
+pub mod timers;
+pub mod wake_many;
