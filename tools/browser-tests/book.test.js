@@ -340,6 +340,7 @@ for (const server of SERVERS) {
                 { page: 'ja/ch08-epoll-reactor.html', shows: 'listings/examples/ch08_epoll.rs' },
                 { page: 'zh/ch09-mini-runtime.html', shows: 'listings/src/runtime.rs' },
                 { page: 'zh/ch09-mini-runtime.html', shows: 'listings/examples/ch09_runtime.rs' },
+                { page: 'ja/ch10-measuring.html', shows: 'listings/src/fast_block_on.rs' },
                 { page: 'ja/appendix-listings.html', section: 'listing-src-timer-rs' },
                 { page: 'zh/appendix-listings.html', section: 'listing-examples-ch02-timer-rs' },
             ];
@@ -470,6 +471,19 @@ for (const server of SERVERS) {
                     await page.close();
                 }
                 assertNone(problems, 'diagrams not drawn');
+            }));
+
+            test(`9. the charts of ${edition}/ch10 load`, () => withContext(async context => {
+                const name = `${edition}/ch10-measuring.html`;
+                const { page } = await openPage(context, url(name));
+                const charts = await page.$$eval('main img[src*="charts/"]', imgs => Promise.all(imgs.map(img =>
+                    (img.complete ? Promise.resolve() : new Promise(done => { img.onload = img.onerror = done; }))
+                        .then(() => ({ src: img.getAttribute('src'), width: img.naturalWidth })))));
+                const problems = charts.filter(c => c.width === 0).map(c => `${name}: ${c.src} did not load`);
+                if (charts.length < 12) problems.push(`${name}: ${charts.length} charts, expected 12 or more`);
+                if (charts.length) await shot(page.locator('main img[src*="charts/"]').first(), `${edition}-ch10-chart`);
+                await page.close();
+                assertNone(problems, 'charts not shown');
             }));
         }
     });
