@@ -234,6 +234,25 @@ mod tests {
     }
 
     #[test]
+    fn a_second_parking_thread_panics_and_the_first_still_wakes() {
+        // Misuse: a second thread parks while the first sleeps. It panics,
+        // after letting go of the lock, so the lock is not poisoned and the
+        // first thread's `unpark` still reaches it.
+        let parker = Arc::new(Parker::new());
+        let (first, returned) = sleeper(&parker);
+        until_asleep(&parker);
+        let second = {
+            let parker = Arc::clone(&parker);
+            thread::spawn(move || parker.park())
+        };
+        assert!(second.join().is_err(), "the second park must panic");
+        assert!(!parker.lock.is_poisoned());
+        parker.unpark();
+        returned.recv_timeout(PATIENCE).unwrap();
+        first.join().unwrap();
+    }
+
+    #[test]
     fn ten_thousand_hand_offs_between_two_threads_lose_none() {
         // Two parkers, two threads, taking turns: every `unpark` finds the
         // other thread either parked or about to park, in any order. A
