@@ -160,28 +160,17 @@ mod tests {
 #[cfg(all(test, loom))]
 mod loom_tests {
     use super::*;
-    use loom::sync::atomic::{AtomicBool, Ordering};
-    use std::future::poll_fn;
+    use crate::test_wakers::wake_from_another_thread;
+    use std::sync::atomic::Ordering;
 
     #[test]
     fn loom_block_on_never_misses_a_wake_from_another_thread() {
         loom::model(|| {
-            let ready = Arc::new(AtomicBool::new(false));
-            let mut waker_thread = None;
-            block_on(poll_fn(|cx| {
-                if ready.load(Ordering::Acquire) {
-                    return Poll::Ready(());
-                }
-                if waker_thread.is_none() {
-                    let (ready, waker) = (Arc::clone(&ready), cx.waker().clone());
-                    waker_thread = Some(loom::thread::spawn(move || {
-                        ready.store(true, Ordering::Release);
-                        waker.wake();
-                    }));
-                }
-                Poll::Pending
-            }));
-            waker_thread.unwrap().join().unwrap();
+            wake_from_another_thread(
+                |future| block_on(future),
+                Ordering::Acquire,
+                Ordering::Release,
+            )
         });
     }
 }

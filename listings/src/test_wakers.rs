@@ -170,3 +170,39 @@ pub fn check_poll_against_completion<F>(
         assert!(woken <= expected, "woken twice");
     });
 }
+
+/// Under loom: a wake from another thread racing `block_on`'s poll and
+/// park, for chapter 6's and chapter 10's `block_on`. On its first poll the
+/// future starts a loom thread that stores `true` in a flag (with `store`)
+/// and then wakes it; it completes on the poll that sees the flag (read
+/// with `load`). In every interleaving the future must be polled again
+/// after the wake, and that poll must see the flag; a lost wake-up is a
+/// deadlock, which loom reports. With `Relaxed` for both, only
+/// `block_on`'s own synchronisation can make the flag visible.
+#[cfg(loom)]
+pub fn wake_from_another_thread(
+    block_on: fn(std::pin::Pin<&mut dyn std::future::Future<Output = ()>>),
+    load: Ordering,
+    store: Ordering,
+) {
+    use loom::sync::atomic::AtomicBool;
+    use std::task::Poll;
+
+    let ready = Arc::new(AtomicBool::new(false));
+    let mut waker_thread = None;
+    let future = std::pin::pin!(std::future::poll_fn(|cx| {
+        if ready.load(load) {
+            return Poll::Ready(());
+        }
+        if waker_thread.is_none() {
+            let (ready, waker) = (Arc::clone(&ready), cx.waker().clone());
+            waker_thread = Some(loom::thread::spawn(move || {
+                ready.store(true, store);
+                waker.wake();
+            }));
+        }
+        Poll::Pending
+    }));
+    block_on(future);
+    waker_thread.unwrap().join().unwrap();
+}
