@@ -857,6 +857,21 @@ impl Collected {
     fn push(&mut self, id: String, value: f64, unit: Unit) {
         self.measures.push(Measure { id, value, unit });
     }
+
+    /// Records measure `id`, or, where its file left the value out, the
+    /// problem that `missing` words.
+    fn push_or_missing(
+        &mut self,
+        id: String,
+        value: Option<f64>,
+        unit: Unit,
+        missing: impl FnOnce() -> String,
+    ) {
+        match value {
+            Some(value) => self.push(id, value, unit),
+            None => self.problems.push(missing()),
+        }
+    }
 }
 
 /// Reads a bundle: criterion's estimates (ns per iteration, per element
@@ -992,13 +1007,10 @@ fn check_health(
 /// problem.
 fn collect_parameters(file: &str, parameters: &[(&str, Option<f64>)], collected: &mut Collected) {
     for (id, value) in parameters {
-        match value {
-            Some(value) => collected.push(id.to_string(), *value, Unit::Count),
-            None => {
-                let field = id.rsplit('/').next().unwrap_or(id).replace('-', "_");
-                collected.problems.push(format!("{file}: no `{field}`"));
-            }
-        }
+        collected.push_or_missing(id.to_string(), *value, Unit::Count, || {
+            let field = id.rsplit('/').next().unwrap_or(id).replace('-', "_");
+            format!("{file}: no `{field}`")
+        });
     }
 }
 
@@ -1063,12 +1075,9 @@ fn collect_timers(text: &str, collected: &mut Collected) -> Result<()> {
             ("memory", r.peak_rss_mib, Unit::Mebibytes),
             ("early", r.early.map(|n| n as f64), Unit::Count),
         ] {
-            match value {
-                Some(value) => collected.push(format!("timers/{metric}/{name}"), value, unit),
-                None => collected
-                    .problems
-                    .push(format!("timers.json: {name} has no {metric}")),
-            }
+            collected.push_or_missing(format!("timers/{metric}/{name}"), value, unit, || {
+                format!("timers.json: {name} has no {metric}")
+            });
         }
     }
     Ok(())
@@ -1128,14 +1137,12 @@ fn collect_echo(text: &str, collected: &mut Collected) -> Result<()> {
             ("p50", r.p50_us, Unit::Microseconds),
             ("p99", r.p99_us, Unit::Microseconds),
         ] {
-            match value {
-                Some(value) => {
-                    collected.push(format!("echo/{metric}-{connections}/{name}"), value, unit)
-                }
-                None => collected.problems.push(format!(
-                    "echo.json: {name} with {connections} connections has no {metric}"
-                )),
-            }
+            collected.push_or_missing(
+                format!("echo/{metric}-{connections}/{name}"),
+                value,
+                unit,
+                || format!("echo.json: {name} with {connections} connections has no {metric}"),
+            );
         }
     }
     Ok(())
