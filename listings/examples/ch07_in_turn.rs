@@ -1,9 +1,8 @@
-//! Chapter 7: two timers on one reactor, awaited one after the other and
-//! then joined.
+//! Chapter 7: two timers on one reactor, awaited one after the other: the
+//! second starts counting only when the first has finished.
 
 use std::time::{Duration, Instant};
 
-use futures::future::join;
 use listings::block_on::block_on;
 use listings::reactor::Reactor;
 
@@ -27,19 +26,5 @@ fn main() {
         timer(&reactor, "timer 1", 1, start).await;
         timer(&reactor, "timer 2", 2, start).await;
     });
-
-    println!("one after the other, 2 s then 1 s:");
-    let start = Instant::now();
-    block_on(async {
-        timer(&reactor, "timer 2", 2, start).await;
-        timer(&reactor, "timer 1", 1, start).await;
-    });
-
-    println!("joined:");
-    let start = Instant::now();
-    block_on(join(
-        timer(&reactor, "timer 1", 1, start),
-        timer(&reactor, "timer 2", 2, start),
-    ));
 }
 // ANCHOR_END: main
