@@ -326,9 +326,23 @@ mod tests {
                             woken >= CLIENTS,
                             "{woken} wakers woken, with {CLIENTS} connections waiting"
                         );
-                        // Behind the tasks just woken: they are polled,
-                        // find `WouldBlock`, and wait again.
-                        yield_now().await;
+                        // The tasks just woken are polled, find
+                        // `WouldBlock`, and wait again before the next
+                        // report. One yield is not always enough: if the
+                        // last client's wake-up came while this task was
+                        // being polled (after it had taken that client's
+                        // message), this task is queued already, ahead of
+                        // the tasks the hook woke (a task is queued once,
+                        // however often it is woken), and it comes back
+                        // first.
+                        let deadline = Instant::now() + PATIENCE;
+                        while handle.reactor().waiting_wakers() < woken {
+                            assert!(
+                                Instant::now() < deadline,
+                                "the woken tasks never waited again"
+                            );
+                            yield_now().await;
+                        }
                         spurious_rounds += 1;
                     }
                     for go in &gos {

@@ -292,6 +292,15 @@ impl Reactor {
         self.sources.lock().unwrap().waiting.len()
     }
 
+    /// How many wakers wait for a report now, readers and writers.
+    pub(crate) fn waiting_wakers(&self) -> usize {
+        let sources = self.sources.lock().unwrap();
+        let waiting = sources.waiting.values();
+        waiting
+            .map(|w| usize::from(w.reader.is_some()) + usize::from(w.writer.is_some()))
+            .sum()
+    }
+
     /// Wakes every waiting task as if all its descriptors were reported
     /// ready, when none is: spurious readiness, for the tests of code that
     /// must survive it. Returns how many wakers it woke.
