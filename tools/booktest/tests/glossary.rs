@@ -3,6 +3,8 @@
 
 mod common;
 
+use std::collections::{BTreeSet, HashMap};
+
 use mdbook_asyncbook::data;
 use mdbook_asyncbook::edition::Edition;
 use mdbook_asyncbook::markdown::prose;
@@ -10,6 +12,10 @@ use mdbook_asyncbook::markdown::prose;
 /// Where in `text` a stray `variant` stands on its own, that is, not as part
 /// of one of the `accepted` spellings at that place.
 fn strays(text: &str, variant: &str, accepted: &[&str]) -> Vec<usize> {
+    // Most runs of prose hold no variant at all: look for it first.
+    if !text.contains(variant) {
+        return Vec::new();
+    }
     let covered: Vec<(usize, usize)> = accepted
         .iter()
         .filter(|a| !a.is_empty())
@@ -72,20 +78,45 @@ fn prose_uses_the_glossary_terms_not_their_variants() {
     let glossary = data::glossary(&common::root()).unwrap();
     let mut found = Vec::new();
     for edition in Edition::ALL {
+        let texts: Vec<_> = glossary.term.iter().map(|t| (t, t.text(edition))).collect();
+        // Each variant with the spellings accepted where it occurs.
+        let variants: Vec<_> = texts
+            .iter()
+            .flat_map(|(term, text)| {
+                let accepted = text.accepted();
+                text.variants
+                    .iter()
+                    .map(move |variant| (*term, text, variant, accepted.clone()))
+            })
+            .collect();
+        // The variants by their first character, to find in one pass over
+        // a chapter which of them it spells at all (even inside an
+        // accepted term): most chapters spell few of them.
+        let mut by_first: HashMap<char, Vec<usize>> = HashMap::new();
+        for (index, (_, _, variant, _)) in variants.iter().enumerate() {
+            if let Some(first) = variant.chars().next() {
+                by_first.entry(first).or_default().push(index);
+            }
+        }
         for (file, text) in common::chapters(edition) {
-            for (line, run) in prose(&text) {
-                for term in &glossary.term {
-                    let text = term.text(edition);
-                    let accepted = text.accepted();
-                    for variant in &text.variants {
-                        for _ in strays(&run, variant, &accepted) {
-                            found.push(format!(
-                                "src/{}/{file}:{line}: `{variant}` — the glossary says `{}` ({})",
-                                edition.dir(),
-                                text.term,
-                                term.en
-                            ));
-                        }
+            let mut spelled = BTreeSet::new();
+            for (at, c) in text.char_indices() {
+                for &index in by_first.get(&c).into_iter().flatten() {
+                    if text[at..].starts_with(variants[index].2.as_str()) {
+                        spelled.insert(index);
+                    }
+                }
+            }
+            let runs = prose(&text);
+            for (term, term_text, variant, accepted) in spelled.into_iter().map(|i| &variants[i]) {
+                for (line, run) in &runs {
+                    for _ in strays(run, variant, accepted) {
+                        found.push(format!(
+                            "src/{}/{file}:{line}: `{variant}` — the glossary says `{}` ({})",
+                            edition.dir(),
+                            term_text.term,
+                            term.en
+                        ));
                     }
                 }
             }

@@ -47,12 +47,16 @@ pub fn fences(text: &str) -> Vec<Fence> {
 pub fn prose(text: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut in_code_block = false;
+    // Where each line ends, found once: `line_of` for every run of text
+    // would read the chapter from its start each time.
+    let newlines: Vec<usize> = text.match_indices('\n').map(|(at, _)| at).collect();
     for (event, range) in parser(text).into_offset_iter() {
         match event {
             Event::Start(Tag::CodeBlock(_)) => in_code_block = true,
             Event::End(TagEnd::CodeBlock) => in_code_block = false,
             Event::Text(t) if !in_code_block => {
-                out.push((line_of(text, range.start), t.to_string()))
+                let line = newlines.partition_point(|&at| at < range.start) + 1;
+                out.push((line, t.to_string()))
             }
             _ => {}
         }
