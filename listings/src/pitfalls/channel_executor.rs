@@ -24,7 +24,7 @@ mod tests {
 
     /// Long enough to be sure that a stuck thread is stuck: nothing in
     /// these scenarios can move again once they are.
-    const STUCK: Duration = Duration::from_secs(1);
+    const STUCK: Duration = Duration::from_millis(500);
 
     fn run_in_background(executor: Executor) -> mpsc::Receiver<thread::Result<()>> {
         in_background(move || executor.run())
