@@ -9,6 +9,10 @@
 //! (2021), so `.cargo/config.toml` points `RUSTC` at
 //! `tools/booktest/rustc-edition-2024`, which passes `--edition=2024`
 //! instead; `blocks_compile_as_edition_2024` proves that it did.
+//!
+//! The same binary checks that every output the book shows is what the
+//! program prints (`outputs`): its demos sleep like the blocks' do, and
+//! here both wait at the same time.
 
 use std::any::Any;
 use std::collections::BTreeMap;
@@ -17,6 +21,8 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
 use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+mod outputs;
 
 /// How a block is checked; see `src/blocks.rs`.
 #[derive(PartialEq)]
@@ -169,6 +175,19 @@ fn rustc_errors(file: &Path) -> String {
         .output()
         .expect("cannot run rustc");
     String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+// At the top level, so that libtest, which starts tests in name order,
+// starts these two among the first: the demos they run sleep for seconds.
+
+#[test]
+fn every_shown_output_is_what_the_program_prints() {
+    outputs::every_shown_output_is_what_the_program_prints();
+}
+
+#[test]
+fn every_shown_compiler_error_is_what_rustc_says() {
+    outputs::every_shown_compiler_error_is_what_rustc_says();
 }
 
 /// `Future` is in the prelude from edition 2024 on: this compiles only if

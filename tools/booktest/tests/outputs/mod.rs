@@ -1,13 +1,19 @@
 //! The book never shows made-up output. Every program output it shows is a
 //! file under `listings/output/` and every compiler error a `.stderr` file
-//! under `listings/compile_fail/`; these tests run the program (or the
+//! under `listings/compile_fail/`; these checks run the program (or the
 //! compiler) and compare. Durations and addresses vary from run to run, so
 //! both sides are normalised before the comparison. A program that reads
 //! its standard input is fed `listings/output/<name>.stdin`.
 //!
-//! After a deliberate change, `BLESS=1 cargo test -p listings` rewrites the
-//! files from a real run; review the diff before committing. (Name no test
-//! target: `cargo test` builds the examples only when it builds everything.)
+//! The programs are the listings crate's examples, as `cargo test` builds
+//! them for the whole workspace before it runs any test (`cargo test -p
+//! booktest` does not build them, and the check then says so). The checks
+//! run in the blocks test binary (see `tests/blocks.rs`), beside the book's
+//! blocks: the demos sleep on their timers in both, and cargo runs test
+//! binaries one after the other, so here they wait at the same time.
+//!
+//! After a deliberate change, `BLESS=1 cargo test` rewrites the files from
+//! a real run; review the diff before committing.
 
 use std::env;
 use std::fs;
@@ -15,8 +21,9 @@ use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-fn listings_dir() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+fn listings_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../listings");
+    dir.canonicalize().unwrap()
 }
 
 /// `target/<profile>/examples`, where `cargo test` has built every example.
@@ -74,8 +81,8 @@ fn compare(expected: &Path, actual: &str, what: &str) -> Option<String> {
     })
 }
 
-#[test]
-fn every_shown_output_is_what_the_program_prints() {
+/// Runs every example that has a recorded output and compares.
+pub fn every_shown_output_is_what_the_program_prints() {
     let outputs = files_ending(&listings_dir().join("output"), ".txt");
     assert!(!outputs.is_empty());
     // Start every program first: many of them mostly sleep on timers.
@@ -88,7 +95,7 @@ fn every_shown_output_is_what_the_program_prints() {
             assert!(source.exists(), "{}: no example named {name}", expected.display());
             assert!(
                 modified(&program) >= newest_source().max(modified(&source)),
-                "example {name} is not built or out of date: run plain `cargo test`, which builds the examples"
+                "example {name} is not built or out of date: run plain `cargo test` (the whole workspace), which builds the examples"
             );
             // A program that reads standard input gets its `<name>.stdin`
             // through a pipe, as if typed (a pipe, like a terminal, is
@@ -125,8 +132,9 @@ fn every_shown_output_is_what_the_program_prints() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-#[test]
-fn every_shown_compiler_error_is_what_rustc_says() {
+/// Compiles every program of `listings/compile_fail/` and compares
+/// rustc's errors.
+pub fn every_shown_compiler_error_is_what_rustc_says() {
     let dir = listings_dir().join("compile_fail");
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("compile_fail");
     fs::create_dir_all(&out).unwrap();
