@@ -339,7 +339,8 @@ mod tests {
                         while handle.reactor().waiting_wakers() < woken {
                             assert!(
                                 Instant::now() < deadline,
-                                "the woken tasks never waited again"
+                                "{} of the {woken} woken wakers wait again",
+                                handle.reactor().waiting_wakers()
                             );
                             yield_now().await;
                         }

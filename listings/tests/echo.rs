@@ -135,32 +135,42 @@ fn a_peer_that_resets_mid_write_ends_its_own_connection_only() {
         // It sends and never reads. The echo fills its small receive
         // buffer, then the server's send buffer: the server's write waits,
         // so the server stops reading; its receive buffer fills, then this
-        // client's send buffer, and this client's writes wait in turn. A
-        // write that has found no room for 300 ms (its timeout; the test
-        // runs alone, so the server is not merely slow) shows that the
-        // server has stopped reading: it is in the middle of a write. (Without the small buffer, loopback's autotuned
-        // buffers could take everything sent so far, with the server
-        // waiting for its next read, not in a write.)
+        // client's send buffer, and this client's writes wait in turn.
+        // Whenever a write has found no room for 300 ms (its timeout), the
+        // test looks at the server: asleep in `epoll_wait` while bytes wait
+        // unread in its socket, it is not waiting to read; it is in the
+        // middle of a write. A server that is merely slow fails the look,
+        // and the client writes on. (Without the small buffer, loopback's
+        // autotuned buffers could take everything sent so far, with the
+        // server waiting for its next read, not in a write.)
         let mut rude = connect_with_a_small_receive_buffer(server.addr);
         rude.set_write_timeout(Some(Duration::from_millis(300)))
             .unwrap();
+        let rude_addr = rude.local_addr().unwrap();
         let data = pattern(1000, 64 * 1024);
         // Only a server that never stopped reading gets this far: the
         // buffers on both sides hold some megabytes at most.
         let most = 1 << 30;
         let mut sent = 0;
-        let mut full = false;
+        let mut stuck_in_write = false;
         while sent < most {
             match rude.write(&data) {
                 Ok(n) => sent += n,
                 Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-                    full = true;
-                    break;
+                    if asleep_in_epoll(std::process::id(), server.tid)
+                        && unread_bytes(server.addr, rude_addr) > 0
+                    {
+                        stuck_in_write = true;
+                        break;
+                    }
                 }
                 Err(e) => panic!("{e}"),
             }
         }
-        assert!(full, "{sent} bytes sent, and the server still reads");
+        assert!(
+            stuck_in_write,
+            "{sent} bytes sent, and the server still reads"
+        );
         assert!(sent > 0);
         // Closed with a linger time of zero: the kernel sends a reset, and
         // the server's pending write (or its next read) fails with
@@ -356,6 +366,34 @@ impl Drop for Signaller<'_> {
             let _ = thread.join();
         }
     }
+}
+
+/// The bytes waiting unread in the receive queue of the loopback TCP socket
+/// with this local and peer address, as `/proc/net/tcp` lists them (an
+/// address is the IPv4 address's four bytes read as a native-endian `u32`,
+/// in hex, then `:` and the port in hex; the queue is the second half of
+/// the `tx_queue:rx_queue` field).
+fn unread_bytes(local: SocketAddr, peer: SocketAddr) -> u64 {
+    let hex = |addr: SocketAddr| match addr {
+        SocketAddr::V4(addr) => format!(
+            "{:08X}:{:04X}",
+            u32::from_ne_bytes(addr.ip().octets()),
+            addr.port()
+        ),
+        SocketAddr::V6(_) => panic!("the echo tests use IPv4 loopback"),
+    };
+    let (local, peer) = (hex(local), hex(peer));
+    let table = fs::read_to_string("/proc/net/tcp").unwrap();
+    let queues = table
+        .lines()
+        .skip(1)
+        .map(|line| line.split_whitespace().collect::<Vec<_>>())
+        .find(|fields| {
+            fields.get(1) == Some(&local.as_str()) && fields.get(2) == Some(&peer.as_str())
+        })
+        .unwrap_or_else(|| panic!("no socket {local} -> {peer} in /proc/net/tcp"))[4];
+    let (_, unread) = queues.split_once(':').unwrap();
+    u64::from_str_radix(unread, 16).unwrap()
 }
 
 /// Waits until the server's thread sleeps in `epoll_wait`.
