@@ -4,8 +4,8 @@
 //! [`super::super::fixed_executor`] check the fix.
 //!
 //! Two of the failures are deadlocks. A deadlock never ends, so the tests
-//! wait a second to be sure nothing moves and then leave the stuck threads
-//! where they are; they end with the test process.
+//! wait half a second to be sure nothing moves and then leave the stuck
+//! threads where they are; they end with the test process.
 
 #[cfg(all(test, not(loom)))]
 mod tests {

@@ -6,11 +6,13 @@
 //! its standard input is fed `listings/output/<name>.stdin`.
 //!
 //! The programs are the listings crate's examples, as `cargo test` builds
-//! them for the whole workspace before it runs any test (`cargo test -p
-//! booktest` does not build them, and the check then says so). The checks
-//! run in the blocks test binary (see `tests/blocks.rs`), beside the book's
-//! blocks: the demos sleep on their timers in both, and cargo runs test
-//! binaries one after the other, so here they wait at the same time.
+//! them for the whole workspace before it runs any test. `cargo test -p
+//! booktest` does not build them: it runs what an earlier build left, and
+//! the check fails, saying so, if an example is missing or older than its
+//! source or a file of `listings/src`. The checks run in the blocks test
+//! binary (see `tests/blocks.rs`), beside the book's blocks: the demos
+//! sleep on their timers in both, and cargo runs test binaries one after
+//! the other, so here they wait at the same time.
 //!
 //! After a deliberate change, `BLESS=1 cargo test` rewrites the files from
 //! a real run; review the diff before committing.
@@ -47,18 +49,25 @@ fn modified(path: &Path) -> Option<std::time::SystemTime> {
     fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
-/// When the library's sources last changed: an example built before that
-/// would show stale output.
+/// When the library's sources (its `.rs` files) last changed: an example
+/// built before that would show stale output. An editor's hidden files
+/// (`.x.rs.swp`) and other files do not count: cargo would not rebuild for
+/// them.
 fn newest_source() -> Option<std::time::SystemTime> {
     fn newest(dir: &Path) -> Option<std::time::SystemTime> {
         fs::read_dir(dir)
             .unwrap()
             .map(|entry| entry.unwrap().path())
             .filter_map(|path| {
-                if path.is_dir() {
+                let name = path.file_name()?.to_str()?;
+                if name.starts_with('.') {
+                    None
+                } else if path.is_dir() {
                     newest(&path)
-                } else {
+                } else if name.ends_with(".rs") {
                     modified(&path)
+                } else {
+                    None
                 }
             })
             .max()
@@ -92,10 +101,15 @@ pub fn every_shown_output_is_what_the_program_prints() {
             let name = expected.file_stem().unwrap().to_str().unwrap();
             let program = examples_dir().join(name);
             let source = listings_dir().join("examples").join(format!("{name}.rs"));
-            assert!(source.exists(), "{}: no example named {name}", expected.display());
+            assert!(
+                source.exists(),
+                "{}: no example named {name}",
+                expected.display()
+            );
             assert!(
                 modified(&program) >= newest_source().max(modified(&source)),
-                "example {name} is not built or out of date: run plain `cargo test` (the whole workspace), which builds the examples"
+                "example {name} is not built or out of date: run plain `cargo test` (the whole \
+                 workspace) or `cargo test -p listings -p booktest`, which build the examples"
             );
             // A program that reads standard input gets its `<name>.stdin`
             // through a pipe, as if typed (a pipe, like a terminal, is
@@ -105,7 +119,11 @@ pub fn every_shown_output_is_what_the_program_prints() {
             let input = expected.with_extension("stdin");
             let input = input.exists().then(|| fs::read(&input).unwrap());
             let mut child = Command::new(&program)
-                .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
+                .stdin(if input.is_some() {
+                    Stdio::piped()
+                } else {
+                    Stdio::null()
+                })
                 .stdout(Stdio::piped())
                 .spawn()
                 .unwrap();
