@@ -160,10 +160,18 @@ fn check(block: &Block) {
 
 /// What rustc prints for `file` compiled alone (std only), as edition 2024.
 fn rustc_errors(file: &Path) -> String {
+    let output = compile_alone(file.parent().unwrap(), file);
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// rustc's result for `file` compiled alone (std only, no output but
+/// metadata), as edition 2024, run in `dir`: rustc names the file in its
+/// messages as it was given.
+fn compile_alone(dir: &Path, file: &Path) -> std::process::Output {
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("compile-fail");
     std::fs::create_dir_all(&out).unwrap();
     let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let output = Command::new(rustc)
+    Command::new(rustc)
         .args([
             "--edition=2024",
             "--crate-type=bin",
@@ -172,9 +180,9 @@ fn rustc_errors(file: &Path) -> String {
         ])
         .arg(&out)
         .arg(file)
+        .current_dir(dir)
         .output()
-        .expect("cannot run rustc");
-    String::from_utf8_lossy(&output.stderr).into_owned()
+        .expect("cannot run rustc")
 }
 
 // At the top level, so that libtest, which starts tests in name order,

@@ -154,24 +154,11 @@ pub fn every_shown_output_is_what_the_program_prints() {
 /// rustc's errors.
 pub fn every_shown_compiler_error_is_what_rustc_says() {
     let dir = listings_dir().join("compile_fail");
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("compile_fail");
-    fs::create_dir_all(&out).unwrap();
     let mut failures = Vec::new();
     for source in files_ending(&dir, ".rs") {
         let name = source.file_name().unwrap().to_str().unwrap();
         // Run in the directory so rustc names the file as the book does.
-        let output = Command::new("rustc")
-            .args([
-                "--edition=2024",
-                "--crate-type=bin",
-                "--emit=metadata",
-                "--out-dir",
-            ])
-            .arg(&out)
-            .arg(name)
-            .current_dir(&dir)
-            .output()
-            .unwrap();
+        let output = crate::compile_alone(&dir, Path::new(name));
         assert!(!output.status.success(), "{name} compiles, but must not");
         let stderr = String::from_utf8(output.stderr).unwrap();
         let expected = source.with_extension("stderr");
