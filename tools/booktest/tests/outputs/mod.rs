@@ -92,22 +92,25 @@ fn compare(expected: &Path, actual: &str, what: &str) -> Option<String> {
 
 /// Runs every example that has a recorded output and compares.
 pub fn every_shown_output_is_what_the_program_prints() {
-    let outputs = files_ending(&listings_dir().join("output"), ".txt");
+    let listings = listings_dir();
+    let outputs = files_ending(&listings.join("output"), ".txt");
     assert!(!outputs.is_empty());
+    // The library's sources are read once, not once per example.
+    let newest_source = newest_source();
     // Start every program first: many of them mostly sleep on timers.
     let running: Vec<_> = outputs
         .iter()
         .map(|expected| {
             let name = expected.file_stem().unwrap().to_str().unwrap();
             let program = examples_dir().join(name);
-            let source = listings_dir().join("examples").join(format!("{name}.rs"));
+            let source = listings.join("examples").join(format!("{name}.rs"));
             assert!(
                 source.exists(),
                 "{}: no example named {name}",
                 expected.display()
             );
             assert!(
-                modified(&program) >= newest_source().max(modified(&source)),
+                modified(&program) >= newest_source.max(modified(&source)),
                 "example {name} is not built or out of date: run plain `cargo test` (the whole \
                  workspace) or `cargo test -p listings -p booktest`, which build the examples"
             );
