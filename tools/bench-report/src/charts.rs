@@ -5,7 +5,7 @@
 use crate::expected::{BLOCK_ON, ECHO, EXECUTORS, PARTS, TIMERS};
 use bench_results::{Measure, Result, Results, Unit};
 
-/// A chart of chapter 10, drawn into `src/charts/<name>.svg`.
+/// A chart of chapter 10, drawn into `src/charts/<edition>/<name>.svg`.
 #[derive(Debug)]
 pub struct Chart {
     /// The file name, without `.svg`, and the key of its texts in

@@ -10,7 +10,7 @@
 //! `bench-report` binary gathers those files into a [`Bundle`], refuses a
 //! run that is quick, unhealthy or incomplete ([`expected`]) unless told
 //! `--allow-partial`, copies the bundle into `data/bench/raw/`, collects it
-//! into [`Results`](bench_results::Results) ([`collect`]) and writes them
+//! into [`Results`](bench_results::Results) ([`collect`](mod@collect)) and writes them
 //! to `data/bench/results.toml`, then draws every chart ([`charts`]) from
 //! that file alone, once per edition with that edition's words
 //! ([`labels`], from `data/bench/labels.toml`), into

@@ -8,7 +8,7 @@
 //! it needs font files, so the output would depend on the fonts of the
 //! machine that draws it and could not be compared byte for byte; and its
 //! mesh picks its own ticks and labels, where the book's axis
-//! ([`Axis`](crate::axis::Axis)) is its own. What is left is a few
+//! ([`Axis`]) is its own. What is left is a few
 //! `<text>`, `<rect>` and `<line>` elements, written out below.
 
 use crate::axis::{Axis, PLOT_START};

@@ -1,6 +1,6 @@
 //! Chapter 10's results file, `data/bench/results.toml`, in one place: the
 //! typed schema ([`Results`], [`Machine`], [`Measure`], [`Unit`]), reading
-//! and writing the file, and how a measure is shown ([`format`]).
+//! and writing the file, and how a measure is shown ([`format`](mod@format)).
 //!
 //! Two crates use it: `bench-report` (`tools/bench-report`), which
 //! collects a benchmark run into the file and draws its charts, and the

@@ -1,4 +1,4 @@
-//! The contents of [`RESULTS`](crate::RESULTS): the machine, and one
+//! The contents of [`RESULTS`]: the machine, and one
 //! measure per id.
 
 use crate::format::rounded;
@@ -6,7 +6,7 @@ use crate::{CHART_DIR, MEASURE_COMMAND, RAW_DIR, REPORT_COMMAND, RESULTS, Result
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// The contents of [`RESULTS`](crate::RESULTS).
+/// The contents of [`RESULTS`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Results {
@@ -137,7 +137,7 @@ impl Results {
         Results::new(parsed.machine, parsed.measure)
     }
 
-    /// Reads [`RESULTS`](crate::RESULTS) under the repository `root`;
+    /// Reads [`RESULTS`] under the repository `root`;
     /// `None` until the first report is written.
     pub fn load(root: &Path) -> Result<Option<Results>> {
         let path = root.join(RESULTS);
