@@ -18,10 +18,10 @@
 
 use crate::directives::{BENCH, Bench, directives};
 use crate::markdown::{code_ranges, escape_markdown};
-pub use bench_results::{
-    CHART_DIR, MEASURE_COMMAND, Machine, Measure, RAW_DIR, REPORT_COMMAND, RESULTS, Results, Unit,
-    format_ratio, format_value,
-};
+/// The results file's schema and where it and the charts are: what the
+/// preprocessor and the book's tests read.
+pub use bench_results::{CHART_DIR, RESULTS, Results};
+use bench_results::{REPORT_COMMAND, format_ratio, format_value};
 
 /// What a `{{#bench …}}` directive shows.
 pub fn show(results: &Results, bench: &Bench<'_>) -> std::result::Result<String, String> {
@@ -246,6 +246,7 @@ pub fn typed_numbers(text: &str) -> Vec<(usize, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bench_results::{MEASURE_COMMAND, Machine, Measure, Unit};
 
     fn measure(id: &str, value: f64, unit: Unit) -> Measure {
         Measure {
