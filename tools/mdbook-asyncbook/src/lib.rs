@@ -20,6 +20,7 @@ pub mod captions;
 pub mod data;
 pub mod directives;
 pub mod edition;
+pub mod expand;
 pub mod frame;
 pub mod listing_files;
 pub mod markdown;
