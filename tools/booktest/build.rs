@@ -187,6 +187,15 @@ fn main() {
             write_if_changed(&file, &program.program);
             written.insert(file.clone());
             let line = line_of(original, *offset);
+            // Pruning changes hidden lines only: the reader sees what
+            // mdBook's own includes show.
+            if shown_lines(&block.body) != shown_lines(&unpruned.body) {
+                failures.push(at(
+                    *offset,
+                    "the block shows other lines than mdBook's includes would \
+                     (the plug-in's expansion of listings modules must change hidden lines only)",
+                ));
+            }
             if let Ok(old) = program::program(unpruned) {
                 let old_file = out_dir
                     .join("unpruned")
@@ -463,6 +472,17 @@ fn write_parity_tests(tests: &mut String, editions: &Editions) {
         .unwrap();
     }
     writeln!(tests, "}}").unwrap();
+}
+
+/// The lines of a block the reader sees without the eye button: those
+/// that mdBook does not hide (`# x`, a lone `#`).
+fn shown_lines(body: &str) -> Vec<&str> {
+    body.lines()
+        .filter(|line| {
+            let rest = line.trim_start();
+            !(rest == "#" || rest.starts_with("# "))
+        })
+        .collect()
 }
 
 /// A Rust identifier for a file stem such as `ch01-future-trait`.

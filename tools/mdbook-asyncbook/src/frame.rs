@@ -19,9 +19,19 @@
 //! hidden whole-file include, for every module the block needs. A module is
 //! needed when the block includes it, or when a needed file (an example,
 //! the block's own lines, a module) names it through `listings::` or
-//! `super::`, transitively; comments, strings and `#[cfg(test)]` items do
-//! not count. The frame takes the place of the first such include. A block
+//! `super::`, transitively; comments, strings, tests and loom-only items
+//! (whose `cfg` is false when neither `test` nor `loom` is set) do not
+//! count. The frame takes the place of the first such include. A block
 //! that already has a `mod listings` line is left as its author wrote it.
+//!
+//! The includes of modules stay directives here: captions read them. Last,
+//! [`Frames::expand_includes`] expands them as mdBook's `links` would, but
+//! without the tests and loom-only code in the hidden lines
+//! ([`crate::expand`]), so that a reader's copy builds without a warning in
+//! a fresh project and its `cargo test` passes. `mod listings` carries
+//! `#[allow(dead_code, unused_imports)]`: modules come in whole, and a
+//! program uses only some of their items. [`Copies::Unpruned`] makes the
+//! frames as they were before copies were pruned, for the tests to compare.
 
 use crate::Result;
 use crate::directives::directives as find_directives;
