@@ -314,6 +314,15 @@ fn expand(
     }
     let ctx = PreprocessorContext::new(root.to_path_buf(), config, "html".into());
     let mut unpruned = md.book.clone();
+    let book = match AsyncBook.run(&ctx, md.book) {
+        Ok(book) => book,
+        Err(e) => {
+            failures.push(format!("{e:#}"));
+            return None;
+        }
+    };
+    // After the book as readers get it, so that an author's mistake is
+    // reported as that pass reports it.
     if let Err(e) = process_with(root, &src, &mut unpruned, Copies::Unpruned) {
         failures.push(format!("unpruned copies: {e}"));
         return None;
@@ -324,13 +333,6 @@ fn expand(
             failures.push(format!(
                 "unpruned copies: mdBook's links preprocessor: {e:#}"
             ));
-            return None;
-        }
-    };
-    let book = match AsyncBook.run(&ctx, md.book) {
-        Ok(book) => book,
-        Err(e) => {
-            failures.push(format!("{e:#}"));
             return None;
         }
     };
