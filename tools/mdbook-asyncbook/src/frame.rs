@@ -34,7 +34,6 @@
 //! frames as they were before copies were pruned, for the tests to compare.
 
 use crate::Result;
-use crate::directives::directives as find_directives;
 use crate::directives::{Include, directives, relative};
 use crate::expand::{Fate, expand, fates};
 use crate::markdown::fences;
@@ -325,7 +324,7 @@ impl Frames {
                 continue;
             }
             let block = &content[fence.range.clone()];
-            for directive in find_directives(block) {
+            for directive in directives(block) {
                 let Some(include) = Include::of(&directive) else {
                     continue;
                 };
