@@ -23,9 +23,11 @@ pub mod data;
 pub mod directives;
 pub mod edition;
 pub mod frame;
+pub mod hidden;
 pub mod listing_files;
 pub mod markdown;
 pub mod preprocess;
+pub mod print;
 pub mod program;
 pub mod render;
 
