@@ -17,6 +17,15 @@
 //! fails the build naming `src/<lang>/<file>.md:<line>`: a missing file or
 //! anchor, a block that shows nothing, `ignore`, an unknown attribute,
 //! another edition, a heading without an id.
+//!
+//! The book also goes through the pipeline a second time with unpruned
+//! copies (whole module files, as the frame wrote them before tests and
+//! loom code were left out): each block's program is written to
+//! `OUT_DIR/unpruned/…`, and `copies` (in `tests/copies/`) checks that the
+//! reader's copy is that one minus only what pruning leaves out.
+//! `OUT_DIR/copies.tsv` lists every block's mode, program file and place,
+//! for `tools/copies/run`, which builds and tests each distinct program in
+//! a fresh project.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::env;
@@ -28,9 +37,10 @@ use std::sync::{Arc, Mutex};
 
 use mdbook_asyncbook::directives::{check_includes, directives};
 use mdbook_asyncbook::edition::listing_anchor;
+use mdbook_asyncbook::frame::Copies;
 use mdbook_asyncbook::listing_files::{self, Shown};
 use mdbook_asyncbook::markdown::line_of;
-use mdbook_asyncbook::preprocess::AsyncBook;
+use mdbook_asyncbook::preprocess::{AsyncBook, process_with};
 use mdbook_asyncbook::program::{self, Mode, heading_ids, rust_blocks, visible_lines};
 use mdbook_driver::MDBook;
 use mdbook_driver::builtin_preprocessors::LinkPreprocessor;
@@ -81,7 +91,10 @@ fn main() {
     let mut written = BTreeSet::new();
     let mut editions = Editions::new();
     let mut by_lang: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-    for (path, original, expanded) in &book {
+    // Per block: its place, the reader's program and the unpruned one.
+    let mut copies = String::new();
+    let mut index = String::new();
+    for (path, original, expanded, unpruned) in &book {
         let lang = match path.split_once('/') {
             Some(("ja", _)) => "ja",
             Some(("zh", _)) => "zh",
@@ -127,6 +140,15 @@ fn main() {
             ));
             continue;
         }
+        let unpruned_blocks = match rust_blocks(unpruned) {
+            Ok(blocks) if blocks.len() == origins.len() => blocks,
+            _ => {
+                failures.push(format!(
+                    "{shown}: the unpruned copies have other rust blocks than the book"
+                ));
+                continue;
+            }
+        };
         let mut edition = Edition {
             heading_ids: heading_ids(expanded)
                 .into_iter()
@@ -135,7 +157,8 @@ fn main() {
             blocks: Vec::new(),
         };
         let mut chapter_tests = String::new();
-        for (block, (test, offset)) in blocks.iter().zip(&origins) {
+        for ((block, unpruned), (test, offset)) in blocks.iter().zip(&unpruned_blocks).zip(&origins)
+        {
             if visible_lines(&block.body) == 0 {
                 failures.push(at(
                     *offset,
@@ -163,13 +186,36 @@ fn main() {
             };
             write_if_changed(&file, &program.program);
             written.insert(file.clone());
+            let line = line_of(original, *offset);
+            if let Ok(old) = program::program(unpruned) {
+                let old_file = out_dir
+                    .join("unpruned")
+                    .join(lang)
+                    .join(&name)
+                    .join(format!("{test}.rs"));
+                write_if_changed(&old_file, &old.program);
+                written.insert(old_file.clone());
+                writeln!(
+                    copies,
+                    "    ({shown:?}, {line}, include_str!({:?}), include_str!({:?})),",
+                    file.display().to_string(),
+                    old_file.display().to_string()
+                )
+                .unwrap();
+            }
+            let kind = match &program.mode {
+                Mode::Run => "run",
+                Mode::NoRun => "no_run",
+                Mode::ShouldPanic => "should_panic",
+                Mode::CompileFail(_) => "compile_fail",
+            };
+            writeln!(index, "{kind}\t{}\t{shown}:{line}", file.display()).unwrap();
             edition
                 .blocks
                 .push((test.clone(), mode.clone(), file.clone()));
             writeln!(
                 chapter_tests,
                 "        /// `{shown}`, line {line}\n        #[test]\n        fn {test}() {{\n            check(&Block {{\n                chapter: {shown:?},\n                line: {line},\n                mode: {mode},\n                program_file: {file:?},\n                program: include_str!({file:?}),\n            }});\n        }}",
-                line = line_of(original, *offset),
                 file = file.display().to_string(),
             )
             .unwrap();
@@ -194,8 +240,17 @@ fn main() {
         writeln!(tests, "mod {lang} {{\n{}}}", modules.concat()).unwrap();
     }
     write_parity_tests(&mut tests, &editions);
+    writeln!(
+        tests,
+        "/// Per block: its chapter, its line, the program a reader copies and\n\
+         /// the program unpruned copies make.\n\
+         const COPIES: &[(&str, usize, &str, &str)] = &[\n{copies}];"
+    )
+    .unwrap();
     remove_stale(&out_dir.join("blocks"), &written);
+    remove_stale(&out_dir.join("unpruned"), &written);
     write_if_changed(&out_dir.join("book_tests.rs"), &tests);
+    write_if_changed(&out_dir.join("copies.tsv"), &index);
 }
 
 fn fail(failures: &[String]) -> ! {
@@ -206,9 +261,13 @@ fn fail(failures: &[String]) -> ! {
 }
 
 /// Each chapter of the book as `(path under src/, as written, as mdBook
-/// renders it)`, in reading order; `None` if mdBook's pipeline failed
-/// (then `failures` says why).
-fn expand(root: &Path, failures: &mut Vec<String>) -> Option<Vec<(String, String, String)>> {
+/// renders it, as it renders with unpruned copies)`, in reading order;
+/// `None` if mdBook's pipeline failed (then `failures` says why).
+#[allow(clippy::type_complexity)]
+fn expand(
+    root: &Path,
+    failures: &mut Vec<String>,
+) -> Option<Vec<(String, String, String, String)>> {
     let mut config = match Config::from_disk(root.join("book.toml")) {
         Ok(config) => config,
         Err(e) => {
@@ -245,6 +304,20 @@ fn expand(root: &Path, failures: &mut Vec<String>) -> Option<Vec<(String, String
         return None;
     }
     let ctx = PreprocessorContext::new(root.to_path_buf(), config, "html".into());
+    let mut unpruned = md.book.clone();
+    if let Err(e) = process_with(root, &src, &mut unpruned, Copies::Unpruned) {
+        failures.push(format!("unpruned copies: {e}"));
+        return None;
+    }
+    let unpruned = match LinkPreprocessor::new().run(&ctx, unpruned) {
+        Ok(book) => book,
+        Err(e) => {
+            failures.push(format!(
+                "unpruned copies: mdBook's links preprocessor: {e:#}"
+            ));
+            return None;
+        }
+    };
     let book = match AsyncBook.run(&ctx, md.book) {
         Ok(book) => book,
         Err(e) => {
@@ -271,19 +344,21 @@ fn expand(root: &Path, failures: &mut Vec<String>) -> Option<Vec<(String, String
     if !failures.is_empty() {
         return None;
     }
-    let expanded: BTreeMap<String, String> = book
-        .chapters()
-        .filter_map(|c| {
-            let path = c.path.as_ref()?.to_string_lossy().replace('\\', "/");
-            Some((path, c.content.clone()))
-        })
-        .collect();
+    let contents = |book: &Book| -> BTreeMap<String, String> {
+        book.chapters()
+            .filter_map(|c| {
+                let path = c.path.as_ref()?.to_string_lossy().replace('\\', "/");
+                Some((path, c.content.clone()))
+            })
+            .collect()
+    };
+    let (expanded, unpruned) = (contents(&book), contents(&unpruned));
     Some(
         originals
             .into_iter()
             .map(|(path, original)| {
-                let expanded = expanded[&path].clone();
-                (path, original, expanded)
+                let (expanded, unpruned) = (expanded[&path].clone(), unpruned[&path].clone());
+                (path, original, expanded, unpruned)
             })
             .collect(),
     )

@@ -22,6 +22,7 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
+mod copies;
 mod outputs;
 
 /// How a block is checked; see `src/blocks.rs`.
@@ -196,6 +197,43 @@ fn every_shown_output_is_what_the_program_prints() {
 #[test]
 fn every_shown_compiler_error_is_what_rustc_says() {
     outputs::every_shown_compiler_error_is_what_rustc_says();
+}
+
+/// Every block's program, the one a reader copies, is the program that
+/// unpruned copies make minus only tests, loom code, their attributes and
+/// markers, and modules it no longer needs (see `copies/mod.rs`).
+#[test]
+fn copies_leave_out_only_tests_loom_code_and_unneeded_modules() {
+    let mut modules = Vec::new();
+    let mut dirs = vec![Path::new(ROOT).join("../../listings/src")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                dirs.push(path);
+            }
+            modules.push(stem);
+        }
+    }
+    let mut problems = Vec::new();
+    let mut total = copies::LeftOut::default();
+    for (chapter, line, new, old) in COPIES {
+        match copies::left_out(old, new, &modules) {
+            Ok(left) => {
+                total.items += left.items;
+                total.attributes += left.attributes;
+                total.lines += left.lines;
+                total.modules.extend(left.modules);
+            }
+            Err(problem) => problems.push(format!("{chapter}:{line}: {problem}")),
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // The book has tests and loom code beside the code it shows: pruning
+    // left both out somewhere. (No module is left out today: what tests and
+    // loom code name, the rest of each program needs too.)
+    assert!(total.items > 0 && total.attributes > 0, "{total:?}");
 }
 
 /// `Future` is in the prelude from edition 2024 on: this compiles only if

@@ -24,10 +24,15 @@
 //! that already has a `mod listings` line is left as its author wrote it.
 
 use crate::Result;
+use crate::directives::directives as find_directives;
 use crate::directives::{Include, directives, relative};
+use crate::expand::{Fate, expand, fates};
+use crate::markdown::fences;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 /// Where the listings crate's modules live, from the repository root.
 pub const SRC: &str = "listings/src";
@@ -41,27 +46,62 @@ pub struct Module {
     pub file: String,
 }
 
+/// How much of the listings crate a block's program copies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Copies {
+    /// What a reader gets: each module without its tests and loom-only
+    /// code, which the plug-in expands itself ([`Frames::expand_includes`]),
+    /// and only the modules the rest needs.
+    Pruned,
+    /// Whole files through mdBook's `links`, and the modules that needs:
+    /// what the frame wrote before copies were pruned. The book's tests
+    /// compare the two, so that pruning leaves out nothing else.
+    Unpruned,
+}
+
+/// A module file's text, and what becomes of each of its lines.
+type Source = (String, Vec<Fate>);
+
 /// The listings crate's module tree, and what each file needs.
 #[derive(Debug)]
 pub struct Frames {
     root: PathBuf,
+    copies: Copies,
     /// Every module with a file of its own, in `lib.rs` order (a folder
     /// module's children in its `mod.rs` order, where it stands).
     modules: Vec<Module>,
     /// Per file read, the modules it names.
     needs: RefCell<BTreeMap<String, BTreeSet<Vec<String>>>>,
+    /// Per module file expanded, its text and what becomes of each line.
+    sources: RefCell<BTreeMap<String, Rc<Source>>>,
 }
 
 impl Frames {
-    /// Reads the module tree from `listings/src/lib.rs` under `root`.
+    /// Reads the module tree from `listings/src/lib.rs` under `root`, for
+    /// the copies readers get.
     pub fn load(root: &Path) -> Result<Frames> {
+        Frames::load_with(root, Copies::Pruned)
+    }
+
+    /// Reads the module tree from `listings/src/lib.rs` under `root`.
+    pub fn load_with(root: &Path, copies: Copies) -> Result<Frames> {
         let mut modules = Vec::new();
         collect_modules(root, SRC, "lib.rs", &mut Vec::new(), &mut modules)?;
         Ok(Frames {
             root: root.to_path_buf(),
+            copies,
             modules,
             needs: RefCell::default(),
+            sources: RefCell::default(),
         })
+    }
+
+    /// Which items the dependency analysis passes over.
+    fn skip(&self) -> Skip {
+        match self.copies {
+            Copies::Pruned => Skip::LeftOut,
+            Copies::Unpruned => Skip::Tests,
+        }
     }
 
     /// The module files, in `lib.rs` order.
@@ -148,7 +188,8 @@ impl Frames {
                 .into());
             }
         }
-        let named = needs_of_text(&own_text, None).map_err(|e| format!("the block: {e}"))?;
+        let named =
+            needs_of_text(&own_text, None, self.skip()).map_err(|e| format!("the block: {e}"))?;
         needed.extend(
             self.modules_named(named, None)
                 .map_err(|e| format!("the block: {e}"))?,
@@ -201,7 +242,18 @@ impl Frames {
             .find(|line| !line.trim().is_empty())
             .map(|line| line[..line.len() - line.trim_start().len()].to_string())
             .unwrap_or_default();
-        let mut out = format!("{prefix}# mod listings {{\n");
+        let mut out = match self.copies {
+            // Whole modules come in, and a program uses only some of their
+            // items (and of their re-exports): pruning each module to what
+            // one program calls would take a call graph of the crate, for
+            // hidden lines that no reader compiles item by item.
+            Copies::Pruned => format!(
+                "{prefix}# // The book's `listings` crate: the modules this program uses, whole.\n\
+                 {prefix}# #[allow(dead_code, unused_imports)]\n\
+                 {prefix}# mod listings {{\n"
+            ),
+            Copies::Unpruned => format!("{prefix}# mod listings {{\n"),
+        };
         let mut open: Vec<&str> = Vec::new();
         for module in self.modules.iter().filter(|m| needed.contains(&m.path)) {
             let parents = &module.path[..module.path.len() - 1];
@@ -247,6 +299,59 @@ impl Frames {
         out
     }
 
+    /// `content` (a chapter whose folder is `dir`, from the repository
+    /// root) with every include of a listings module in a ```rust block
+    /// expanded as mdBook's `links` would, without what a reader's program
+    /// leaves out of the hidden lines (see [`crate::expand`]). Unpruned
+    /// copies leave the includes to mdBook.
+    pub fn expand_includes(&self, content: &str, dir: &str) -> Result<String> {
+        if self.copies == Copies::Unpruned {
+            return Ok(content.to_string());
+        }
+        let mut out = String::with_capacity(content.len() * 4);
+        let mut copied = 0;
+        for fence in fences(content) {
+            if fence.language() != "rust" {
+                continue;
+            }
+            let block = &content[fence.range.clone()];
+            for directive in find_directives(block) {
+                let Some(include) = Include::of(&directive) else {
+                    continue;
+                };
+                let file = include.file_from_root(dir);
+                if self.module_of_file(&file).is_none() {
+                    continue;
+                }
+                let source = self.source(&file)?;
+                let (text, fates) = &*source;
+                let expanded = expand(text, fates, &include.part, include.rustdoc)
+                    .map_err(|e| format!("{file}: {e}"))?;
+                let start = fence.range.start + directive.range.start;
+                out.push_str(&content[copied..start]);
+                out.push_str(&expanded);
+                copied = fence.range.start + directive.range.end;
+            }
+        }
+        out.push_str(&content[copied..]);
+        Ok(out)
+    }
+
+    /// A module file's text, and what becomes of each of its lines.
+    fn source(&self, file: &str) -> Result<Rc<Source>> {
+        if let Some(known) = self.sources.borrow().get(file) {
+            return Ok(Rc::clone(known));
+        }
+        let text =
+            std::fs::read_to_string(self.root.join(file)).map_err(|e| format!("{file}: {e}"))?;
+        let fates = fates(&text).map_err(|e| format!("{file}: {e}"))?;
+        let source = Rc::new((text, fates));
+        self.sources
+            .borrow_mut()
+            .insert(file.to_string(), Rc::clone(&source));
+        Ok(source)
+    }
+
     /// The module whose file is at `path`, or an error naming it.
     fn leaf(&self, path: &[String]) -> Result<&Module> {
         self.modules
@@ -263,7 +368,7 @@ impl Frames {
         }
         let text =
             std::fs::read_to_string(self.root.join(file)).map_err(|e| format!("{file}: {e}"))?;
-        let named = needs_of_text(&text, own).map_err(|e| format!("{file}: {e}"))?;
+        let named = needs_of_text(&text, own, self.skip()).map_err(|e| format!("{file}: {e}"))?;
         let modules = self
             .modules_named(named, own)
             .map_err(|e| format!("{file}: {e}"))?;
@@ -335,8 +440,9 @@ fn collect_modules(
     Ok(())
 }
 
+/// A token of Rust source, as far as paths and attributes need.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Token {
+pub(crate) enum Token {
     Ident(String),
     /// `::`
     PathSep,
@@ -346,8 +452,19 @@ enum Token {
 /// The tokens of Rust source that matter for paths: identifiers, `::` and
 /// punctuation. Comments, strings, characters and lifetimes are dropped.
 fn tokens(text: &str) -> std::result::Result<Vec<Token>, String> {
+    Ok(lex(text)?.into_iter().map(|(token, _)| token).collect())
+}
+
+/// [`tokens`], each with the byte range it spans in `text`.
+pub(crate) fn lex(text: &str) -> std::result::Result<Vec<(Token, Range<usize>)>, String> {
     let chars: Vec<char> = text.chars().collect();
-    let mut out = Vec::new();
+    // Byte offset of each character, and of the end.
+    let bytes: Vec<usize> = text
+        .char_indices()
+        .map(|(at, _)| at)
+        .chain([text.len()])
+        .collect();
+    let mut out: Vec<(Token, Range<usize>)> = Vec::new();
     let mut i = 0;
     let at = |i: usize| chars.get(i).copied().unwrap_or('\0');
     while i < chars.len() {
@@ -384,7 +501,10 @@ fn tokens(text: &str) -> std::result::Result<Vec<Token>, String> {
             while at(i).is_alphanumeric() || at(i) == '_' {
                 i += 1;
             }
-            out.push(Token::Ident(chars[start..i].iter().collect()));
+            out.push((
+                Token::Ident(chars[start..i].iter().collect()),
+                bytes[start - 2]..bytes[i],
+            ));
         } else if matches!(c, 'b' | 'c') && at(i + 1) == 'r' && matches!(at(i + 2), '"' | '#') {
             // br"…" and cr"…" read as r"…" from the next character.
             i += 1;
@@ -443,9 +563,12 @@ fn tokens(text: &str) -> std::result::Result<Vec<Token>, String> {
             while at(i).is_alphanumeric() || at(i) == '_' {
                 i += 1;
             }
-            out.push(Token::Ident(chars[start..i].iter().collect()));
+            out.push((
+                Token::Ident(chars[start..i].iter().collect()),
+                bytes[start]..bytes[i],
+            ));
         } else if c == ':' && at(i + 1) == ':' {
-            out.push(Token::PathSep);
+            out.push((Token::PathSep, bytes[i]..bytes[i + 2]));
             i += 2;
         } else if c.is_ascii_digit() {
             while at(i).is_alphanumeric()
@@ -455,7 +578,7 @@ fn tokens(text: &str) -> std::result::Result<Vec<Token>, String> {
                 i += 1;
             }
         } else {
-            out.push(Token::Punct(c));
+            out.push((Token::Punct(c), bytes[i]..bytes[i + 1]));
             i += 1;
         }
     }
@@ -473,6 +596,7 @@ fn tokens(text: &str) -> std::result::Result<Vec<Token>, String> {
 fn needs_of_text(
     text: &str,
     own: Option<&[String]>,
+    skip: Skip,
 ) -> std::result::Result<BTreeSet<Vec<String>>, String> {
     let tokens = tokens(text)?;
     let mut out = BTreeSet::new();
@@ -482,7 +606,12 @@ fn needs_of_text(
     let mut i = 0;
     while i < tokens.len() {
         match &tokens[i] {
-            Token::Punct('#') if is_cfg_test(&tokens[i..]) => {
+            Token::Punct('#')
+                if match skip {
+                    Skip::Tests => is_cfg_test(&tokens[i..]),
+                    Skip::LeftOut => Cfg::at(&tokens[i..]).is_some_and(|c| c.leaves_out()),
+                } =>
+            {
                 i = skip_item(&tokens, i);
                 continue;
             }
@@ -545,6 +674,142 @@ fn is_path_start(tokens: &[Token], i: usize) -> bool {
     }
 }
 
+/// Which items the dependency analysis passes over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    /// `#[cfg(test)]` and `#[cfg(all(…, test, …))]` items: what the frame
+    /// passed over before copies were pruned (the unpruned copy, which the
+    /// tests compare the pruned one with).
+    Tests,
+    /// Every item that a reader's program leaves out ([`Cfg::leaves_out`]):
+    /// tests and loom-only code.
+    LeftOut,
+}
+
+/// A `#[cfg(…)]` or `#[cfg_attr(…, …)]` attribute, as a reader's program
+/// sees it. A reader builds and tests a copy in a fresh project, where the
+/// copy's tests are gone (they need the listings crate's own test helpers
+/// and dev-dependencies) and nothing sets `--cfg loom`: there `test` and
+/// `loom` are both off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Cfg {
+    /// `cfg_attr` rather than `cfg`.
+    pub attr: bool,
+    /// The predicate with `test` and `loom` off; `None` when it also
+    /// depends on something else (a feature, the target).
+    pub value: Option<bool>,
+    /// Whether the predicate names `loom`.
+    pub loom: bool,
+    /// How many tokens the attribute spans, `#[` to `]`.
+    pub len: usize,
+}
+
+impl Cfg {
+    /// The `cfg` or `cfg_attr` attribute the tokens start with, if any.
+    pub fn at(tokens: &[Token]) -> Option<Cfg> {
+        let [
+            Token::Punct('#'),
+            Token::Punct('['),
+            Token::Ident(name),
+            Token::Punct('('),
+            ..,
+        ] = tokens
+        else {
+            return None;
+        };
+        let attr = match name.as_str() {
+            "cfg" => false,
+            "cfg_attr" => true,
+            _ => return None,
+        };
+        let (value, loom, _) = predicate(&tokens[4..]);
+        // The attribute ends at the `]` that closes its `[`.
+        let mut depth = 0;
+        let len = tokens[1..].iter().position(|t| match t {
+            Token::Punct('[' | '(' | '{') => {
+                depth += 1;
+                false
+            }
+            Token::Punct(']' | ')' | '}') => {
+                depth -= 1;
+                depth == 0
+            }
+            _ => false,
+        })? + 2;
+        Some(Cfg {
+            attr,
+            value,
+            loom,
+            len,
+        })
+    }
+
+    /// A `cfg` whose item a reader's program never compiles: a test, or
+    /// code for the model checker.
+    pub fn leaves_out(&self) -> bool {
+        !self.attr && self.value == Some(false)
+    }
+
+    /// An attribute that changes nothing in a reader's program and that
+    /// names `loom`, which a fresh project warns about (`unexpected cfg
+    /// condition name`): `#[cfg(not(loom))]`, or a `cfg_attr` that never
+    /// applies.
+    pub fn is_noise(&self) -> bool {
+        if self.attr {
+            self.value == Some(false)
+        } else {
+            self.value == Some(true) && self.loom
+        }
+    }
+}
+
+/// A `cfg` predicate at the start of `tokens`: its value with `test` and
+/// `loom` off (`None` if it depends on anything else), whether it names
+/// `loom`, and how many tokens it spans.
+fn predicate(tokens: &[Token]) -> (Option<bool>, bool, usize) {
+    match tokens {
+        [Token::Ident(op), Token::Punct('('), ..]
+            if matches!(op.as_str(), "all" | "any" | "not") =>
+        {
+            let mut values = Vec::new();
+            let mut loom = false;
+            let mut i = 2;
+            loop {
+                match tokens.get(i) {
+                    None => break,
+                    Some(Token::Punct(')')) => {
+                        i += 1;
+                        break;
+                    }
+                    Some(Token::Punct(',')) => i += 1,
+                    Some(_) => {
+                        let (value, names_loom, len) = predicate(&tokens[i..]);
+                        values.push(value);
+                        loom |= names_loom;
+                        i += len.max(1);
+                    }
+                }
+            }
+            let value = match op.as_str() {
+                "not" => values.first().copied().flatten().map(|v| !v),
+                "all" if values.contains(&Some(false)) => Some(false),
+                "all" => values.iter().all(Option::is_some).then_some(true),
+                _ if values.contains(&Some(true)) => Some(true),
+                _ => values.iter().all(Option::is_some).then_some(false),
+            };
+            (value, loom, i)
+        }
+        // `feature = "x"`: the tokenizer drops the string.
+        [Token::Ident(_), Token::Punct('='), ..] => (None, false, 2),
+        [Token::Ident(name), ..] => match name.as_str() {
+            "test" => (Some(false), false, 1),
+            "loom" => (Some(false), true, 1),
+            _ => (None, false, 1),
+        },
+        _ => (None, false, 1),
+    }
+}
+
 /// Whether the tokens start with an attribute that keeps the item out of
 /// every build but the tests: `#[cfg(test)]` or `#[cfg(all(…, test, …))]`.
 fn is_cfg_test(tokens: &[Token]) -> bool {
@@ -583,7 +848,7 @@ fn is_cfg_test(tokens: &[Token]) -> bool {
 
 /// The index after the item that the attribute at `i` applies to (its
 /// other attributes, then up to its `;` or the end of its first `{…}`).
-fn skip_item(tokens: &[Token], mut i: usize) -> usize {
+pub(crate) fn skip_item(tokens: &[Token], mut i: usize) -> usize {
     // Attributes: `#[…]`, possibly several.
     while tokens.get(i) == Some(&Token::Punct('#')) && tokens.get(i + 1) == Some(&Token::Punct('['))
     {
@@ -605,7 +870,21 @@ fn skip_item(tokens: &[Token], mut i: usize) -> usize {
         }
     }
     // The item ends at a `;` outside all brackets (`[u8; 2]` holds one),
-    // or where the first `{…}` outside all brackets closes.
+    // or where the first `{…}` outside all brackets closes, unless it is
+    // an item that always ends with `;` (`use a::{b, c};`, a `const` that
+    // holds a struct).
+    let to_semicolon = tokens[i..]
+        .iter()
+        .find_map(|t| match t {
+            Token::Ident(word) if matches!(word.as_str(), "pub" | "crate" | "super" | "in") => None,
+            Token::Punct('(' | ')') | Token::PathSep => None,
+            Token::Ident(word) => Some(matches!(
+                word.as_str(),
+                "use" | "const" | "static" | "type" | "extern"
+            )),
+            _ => Some(false),
+        })
+        .unwrap_or(false);
     let mut open: Vec<char> = Vec::new();
     while i < tokens.len() {
         match tokens[i] {
@@ -615,7 +894,7 @@ fn skip_item(tokens: &[Token], mut i: usize) -> usize {
                 open.pop();
             }
             Token::Punct('}') => match open.pop() {
-                Some('{') if open.is_empty() => return i + 1,
+                Some('{') if open.is_empty() && !to_semicolon => return i + 1,
                 _ => {}
             },
             _ => {}
@@ -733,24 +1012,26 @@ mod more_tests { use crate::test_wakers::TestWaker; }
 use super::super::std_executor::Task;
 "#;
         let own = ["exercises".to_string(), "ch09".to_string()];
-        let found = needs_of_text(text, Some(&own)).unwrap();
-        assert_eq!(
-            names(&found),
-            [
-                "combinators::Join::new",
-                "executor::Spawner",
-                "pinning::SelfRef",
-                "state_machine",
-                "std_executor::Task",
-                "timer::TimerFuture"
-            ]
-        );
+        let found = needs_of_text(text, Some(&own), Skip::LeftOut).unwrap();
+        let expected = [
+            "combinators::Join::new",
+            "executor::Spawner",
+            "pinning::SelfRef",
+            "state_machine",
+            "timer::TimerFuture",
+        ];
+        assert_eq!(names(&found), expected);
+        // Unpruned, only tests were passed over: loom-only code counted.
+        let found = needs_of_text(text, Some(&own), Skip::Tests).unwrap();
+        let mut with_loom = expected.to_vec();
+        with_loom.insert(4, "std_executor::Task");
+        assert_eq!(names(&found), with_loom);
         let example = "use listings::{timer::TimerFuture, executor};\nfn main() { crate::x(); }";
         assert_eq!(
-            names(&needs_of_text(example, None).unwrap()),
+            names(&needs_of_text(example, None, Skip::LeftOut).unwrap()),
             ["executor", "timer::TimerFuture"]
         );
-        let bad = needs_of_text("use crate::timer::X;", Some(&own)).unwrap_err();
+        let bad = needs_of_text("use crate::timer::X;", Some(&own), Skip::LeftOut).unwrap_err();
         assert!(bad.contains("never `crate::`"), "{bad}");
     }
 
@@ -765,10 +1046,10 @@ const B: [u8; 2] = [0; 2];
 use crate::test_wakers::TestWaker;
 use super::r#async::Thing;
 "##;
-        let found = needs_of_text(text, Some(&["a".to_string()])).unwrap();
+        let found = needs_of_text(text, Some(&["a".to_string()]), Skip::LeftOut).unwrap();
         assert_eq!(names(&found), ["async::Thing"]);
         assert_eq!(
-            names(&needs_of_text("use ::listings::timer;", None).unwrap()),
+            names(&needs_of_text("use ::listings::timer;", None, Skip::LeftOut).unwrap()),
             ["timer"]
         );
     }
@@ -792,6 +1073,8 @@ use super::r#async::Thing;
         assert_eq!(
             framed,
             "{{#rustdoc_include ../../listings/examples/ch03_exercise.rs::0}}\n\
+             # // The book's `listings` crate: the modules this program uses, whole.\n\
+             # #[allow(dead_code, unused_imports)]\n\
              # mod listings {\n\
              # pub mod executor {\n\
              {{#rustdoc_include ../../listings/src/executor.rs::0}}\n\
@@ -806,6 +1089,108 @@ use super::r#async::Thing;
              # }\n\
              # }\n"
         );
+    }
+
+    /// A listings crate of three modules, in a folder of its own.
+    fn fixture(name: &str) -> PathBuf {
+        let root =
+            std::env::temp_dir().join(format!("asyncbook-frame-{name}-{}", std::process::id()));
+        let src = root.join(SRC);
+        std::fs::create_dir_all(&src).unwrap();
+        for (file, text) in [
+            (
+                "lib.rs",
+                "pub mod a;\npub mod b;\npub mod c;\n#[cfg(test)]\nmod helpers;\n",
+            ),
+            (
+                "a.rs",
+                "//! A.\n\n#[cfg(loom)]\nuse loom::sync::Mutex;\n#[cfg(not(loom))]\nuse std::sync::Mutex;\n\n\
+                 // ANCHOR: f\npub fn f() -> Mutex<u8> {\n    Mutex::new(super::b::two())\n}\n// ANCHOR_END: f\n\n\
+                 #[cfg(test)]\nmod tests {\n    use super::super::c::three;\n    #[test]\n    fn three_is_three() {\n        assert_eq!(three(), 3);\n    }\n}\n",
+            ),
+            (
+                "b.rs",
+                "// ANCHOR: two\npub fn two() -> u8 {\n    2\n}\n// ANCHOR_END: two\n\
+                 #[cfg(loom)]\npub fn model() {\n    super::c::three();\n}\n",
+            ),
+            ("c.rs", "pub fn three() -> u8 {\n    3\n}\n"),
+            ("helpers.rs", "pub fn help() {}\n"),
+        ] {
+            std::fs::write(src.join(file), text).unwrap();
+        }
+        root
+    }
+
+    /// Markdown in, Markdown out: what the preprocessor does to a block.
+    fn framed(frames: &Frames, body: &str) -> String {
+        let body = frames.write(body, "src/ja").unwrap().unwrap();
+        frames
+            .expand_includes(&format!("```rust\n{body}```\n"), "src/ja")
+            .unwrap()
+    }
+
+    #[test]
+    fn a_pruned_copy_has_no_tests_no_loom_code_and_only_the_modules_it_needs() {
+        let root = fixture("pruned");
+        let frames = Frames::load(&root).unwrap();
+        let body = "{{#rustdoc_include ../../listings/src/a.rs:f}}\n";
+        assert_eq!(
+            framed(&frames, body),
+            "```rust\n\
+             # // The book's `listings` crate: the modules this program uses, whole.\n\
+             # #[allow(dead_code, unused_imports)]\n\
+             # mod listings {\n\
+             # pub mod a {\n\
+             # //! A.\n\
+             # \n\
+             # use std::sync::Mutex;\n\
+             # \n\
+             pub fn f() -> Mutex<u8> {\n\
+             \x20   Mutex::new(super::b::two())\n\
+             }\n\
+             # }\n\
+             # pub mod b {\n\
+             # pub fn two() -> u8 {\n\
+             #     2\n\
+             # }\n\
+             # }\n\
+             # }\n\
+             ```\n"
+        );
+        // Unpruned, as before: whole files through mdBook, and `c`, which
+        // only a test and loom code name.
+        let frames = Frames::load_with(&root, Copies::Unpruned).unwrap();
+        assert_eq!(
+            framed(&frames, body),
+            "```rust\n\
+             # mod listings {\n\
+             # pub mod a {\n\
+             {{#rustdoc_include ../../listings/src/a.rs:f}}\n\
+             # }\n\
+             # pub mod b {\n\
+             {{#rustdoc_include ../../listings/src/b.rs::0}}\n\
+             # }\n\
+             # pub mod c {\n\
+             {{#rustdoc_include ../../listings/src/c.rs::0}}\n\
+             # }\n\
+             # }\n\
+             ```\n"
+        );
+        std::fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn only_includes_of_modules_in_rust_blocks_are_expanded() {
+        let root = fixture("others");
+        let frames = Frames::load(&root).unwrap();
+        let text = "```text\n{{#include ../../listings/src/c.rs}}\n```\n\n\
+                    ```rust\n{{#include ../../listings/examples/x.rs}}\n{{#include ../../listings/src/c.rs}}\n```\n";
+        assert_eq!(
+            frames.expand_includes(text, "src/ja").unwrap(),
+            "```text\n{{#include ../../listings/src/c.rs}}\n```\n\n\
+             ```rust\n{{#include ../../listings/examples/x.rs}}\npub fn three() -> u8 {\n    3\n}\n```\n"
+        );
+        std::fs::remove_dir_all(root).unwrap();
     }
 
     #[test]

@@ -6,10 +6,8 @@
 //!   fragments ([`captions`]); the renderer ([`render`]) gives each edition
 //!   its language and builds the Pagefind index. The preprocessor also
 //!   writes chapter 10's measurements in place of `{{#bench …}}`
-//!   ([`bench`](mod@bench)).
-//! - As `bench-report` (`src/bin/bench-report.rs`, which
-//!   `tools/bench-report/run` runs): [`bench`](mod@bench) collects a
-//!   benchmark run into `data/bench/results.toml` and draws its charts.
+//!   ([`bench`](mod@bench)), from `data/bench/results.toml`, which
+//!   `tools/bench-report` writes from a benchmark run, with its charts.
 //! - For the book's tests (`tools/booktest`): [`program`] turns a block into
 //!   the program a reader gets, [`directives`] and [`markdown`] read
 //!   chapters the way mdBook does.
@@ -22,6 +20,7 @@ pub mod captions;
 pub mod data;
 pub mod directives;
 pub mod edition;
+pub mod expand;
 pub mod frame;
 pub mod hidden;
 pub mod listing_files;

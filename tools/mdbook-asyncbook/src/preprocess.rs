@@ -3,15 +3,18 @@
 //! captions code fragments.
 //!
 //! It runs before mdBook's `links` preprocessor, so it sees the include
-//! directives as the author wrote them. The book's tests run it as a
-//! library ([`AsyncBook`]) and then mdBook's own `links`, so that they
-//! compile exactly what the HTML book shows.
+//! directives as the author wrote them. Includes of `listings/src` modules
+//! in ```rust blocks it expands itself, last, as `links` would but without
+//! the tests and loom-only code (see [`crate::expand`]); `links` expands the
+//! rest. The book's tests run it as a library ([`AsyncBook`]) and then
+//! mdBook's own `links`, so that they compile exactly what the HTML book
+//! shows.
 
 use crate::appendix::{self, Chapter};
 use crate::bench::{self, Results};
 use crate::directives::directives;
 use crate::edition::Edition;
-use crate::frame::Frames;
+use crate::frame::{Copies, Frames};
 use crate::markdown::{fences, line_of};
 use crate::{Result, captions, data, listing_files};
 use mdbook_preprocessor::book::{Book, BookItem};
@@ -54,10 +57,16 @@ impl Preprocessor for AsyncBook {
 /// Applies the plug-in to a book whose repository is `root` and whose
 /// chapters are under `src`.
 pub fn process(root: &Path, src: &Path, book: &mut Book) -> Result<()> {
+    process_with(root, src, book, Copies::Pruned)
+}
+
+/// [`process`], with the blocks' programs made as `copies` says: the book's
+/// tests also make the unpruned ones, to compare.
+pub fn process_with(root: &Path, src: &Path, book: &mut Book, copies: Copies) -> Result<()> {
     let glossary = data::glossary(root)?;
     let pitfalls = data::pitfalls(root)?;
     let listings = data::listings(root)?;
-    let frames = Frames::load(root)?;
+    let frames = Frames::load_with(root, copies)?;
     let results = Results::load(root)?;
     // What the appendices need to know of each edition: every chapter's
     // title and text, as written.
@@ -192,7 +201,12 @@ impl Page<'_> {
             copied = directive.range.end;
         }
         out.push_str(&framed[copied..]);
-        Ok(captions::add(&out, self.path))
+        // Captions read the includes a block shows, so they come before the
+        // plug-in expands the listings modules' includes.
+        let captioned = captions::add(&out, self.path);
+        self.frames
+            .expand_includes(&captioned, self.dir)
+            .map_err(|e| format!("src/{}: {e}", self.path).into())
     }
 
     /// The content with every ```rust block's hidden frame written in.
@@ -284,11 +298,26 @@ mod tests {
             "{}",
             out[0]
         );
+        // The frame, and timer.rs expanded by the plug-in: its `new` shown
+        // as mdBook shows it, its tests and loom code left out.
         assert!(
-            out[0].contains("::0}}\n# mod listings {\n# pub mod timer {\n{{#rustdoc_include ../../listings/src/timer.rs:new}}\n# }\n# }\n```\n"),
+            out[0].contains("::0}}\n# // The book's `listings` crate: the modules this program uses, whole.\n# #[allow(dead_code, unused_imports)]\n# mod listings {\n# pub mod timer {\n# //! "),
             "{}",
             out[0]
         );
+        let timer = std::fs::read_to_string(root().join("listings/src/timer.rs")).unwrap();
+        let new = &timer[timer.find("// ANCHOR: new\n").unwrap() + 15
+            ..timer.find("// ANCHOR_END: new\n").unwrap()];
+        assert!(out[0].contains(&format!("\n{new}")), "{}", out[0]);
+        assert!(out[0].ends_with("# }\n# }\n```\n"), "{}", out[0]);
+        for left_out in [
+            "cfg(",
+            "mod tests",
+            "loom",
+            "{{#rustdoc_include ../../listings/src",
+        ] {
+            assert!(!out[0].contains(left_out), "{left_out}: {}", out[0]);
+        }
         assert!(!out[1].contains("{{#glossary}}"));
         assert!(
             out[1].contains("| 用語 | 英語 | 意味 | 初出 |"),
@@ -336,9 +365,13 @@ mod tests {
         )]);
         process(&root(), &root().join("src"), &mut book).unwrap();
         let out = &contents(&book)[0];
+        // The frame's lines are indented; mdBook indents an include's
+        // first line only (where the directive stood), and so does the
+        // plug-in.
         assert!(
-            out.contains("\n   # mod listings {\n   # pub mod timer {\n   {{#rustdoc_include ../../listings/src/timer.rs:new}}\n   # }\n   # }\n   ```\n"),
+            out.contains("\n   # mod listings {\n   # pub mod timer {\n   # //! "),
             "{out}"
         );
+        assert!(out.ends_with("\n   # }\n   # }\n   ```\n"), "{out}");
     }
 }

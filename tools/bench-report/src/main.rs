@@ -1,11 +1,11 @@
 //! `bench-report`: turns the results a benchmark run left in the target
 //! directory into `data/bench/raw/`, `data/bench/results.toml` and
-//! `src/charts/*.svg`, and records the machine around the run.
-//! `tools/bench-report/run` runs it; the work is in
-//! `mdbook_asyncbook::bench`.
+//! `src/charts/<edition>/*.svg`, and records the machine around the run.
+//! `tools/bench-report/run` runs it; the work is in the library.
 //!
 //! ```text
 //! bench-report [--target-dir DIR] [--out ROOT] [--allow-partial]
+//! bench-report --redraw [--out ROOT]
 //! bench-report machine start|end [--load LOAD] [--target-dir DIR]
 //! ```
 //!
@@ -17,16 +17,24 @@
 //! `bench-raw/` (default: `$CARGO_TARGET_DIR`, else `ROOT/target`).
 //! `--out`: the repository to write into (default: the current folder).
 //!
+//! `--redraw` collects the committed run, `data/bench/raw/`, again instead
+//! of a target directory, and writes the results file and the charts from
+//! it, leaving the raw files as they are: after a change to the renderer
+//! or the labels, the charts are drawn again without measuring.
+//!
 //! `machine start` writes `bench-raw/machine.json` (this machine, today's
 //! date in UTC, and the 1-minute load as `load_start`), warning if the
 //! load says the machine is busy; `machine end` adds `load_end`. The load
 //! is `--load`'s, else `/proc/loadavg`'s now.
 
-use mdbook_asyncbook::bench::{self, Bundle, Machine, Results};
+use bench_report::machine::{self, busy};
+use bench_report::{Bundle, Labels, collect, write_report};
+use bench_results::{Machine, RAW_DIR, REPORT_COMMAND, Result, Results};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 const USAGE: &str = "usage: bench-report [--target-dir DIR] [--out ROOT] [--allow-partial]\n       \
+                     bench-report --redraw [--out ROOT]\n       \
                      bench-report machine start|end [--load LOAD] [--target-dir DIR]";
 
 fn main() {
@@ -36,7 +44,7 @@ fn main() {
     }
 }
 
-fn run() -> mdbook_asyncbook::Result<()> {
+fn run() -> Result<()> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let machine = match args.first().map(String::as_str) {
         Some("machine") => {
@@ -53,6 +61,7 @@ fn run() -> mdbook_asyncbook::Result<()> {
     let mut out = PathBuf::from(".");
     let mut load = None;
     let mut allow_partial = false;
+    let mut redraw = false;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value\n{USAGE}"));
@@ -60,7 +69,8 @@ fn run() -> mdbook_asyncbook::Result<()> {
             "--target-dir" => target = Some(PathBuf::from(value()?)),
             "--out" if machine.is_none() => out = PathBuf::from(value()?),
             "--allow-partial" if machine.is_none() => allow_partial = true,
-            "--load" if machine.is_some() => load = Some(bench::parse_load(&value()?)?),
+            "--redraw" if machine.is_none() => redraw = true,
+            "--load" if machine.is_some() => load = Some(machine::parse_load(&value()?)?),
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return Ok(());
@@ -73,21 +83,22 @@ fn run() -> mdbook_asyncbook::Result<()> {
         .unwrap_or_else(|| out.join("target"));
     match machine.as_deref() {
         Some(when) => record_machine(&target, when == "start", load),
-        None => report(&target, &out, allow_partial),
+        None if redraw => report(&out.join(RAW_DIR), None, &out, allow_partial),
+        None => report(&target, Some(&target), &out, allow_partial),
     }
 }
 
 /// `machine start|end`.
-fn record_machine(target: &Path, start: bool, load: Option<f64>) -> mdbook_asyncbook::Result<()> {
+fn record_machine(target: &Path, start: bool, load: Option<f64>) -> Result<()> {
     let load = match load {
         Some(load) => load,
-        None => bench::load_average()?,
+        None => machine::load_average()?,
     };
     let path = target.join("bench-raw").join("machine.json");
     let machine = if start {
-        let mut machine = bench::this_machine(bench::utc_date(SystemTime::now()));
+        let mut machine = machine::this_machine(machine::utc_date(SystemTime::now()));
         machine.load_start = Some(load);
-        if let Some(busy) = machine.busy() {
+        if let Some(busy) = busy(&machine) {
             eprintln!("bench-report: warning: {busy}");
         }
         machine
@@ -108,18 +119,23 @@ fn record_machine(target: &Path, start: bool, load: Option<f64>) -> mdbook_async
     Ok(())
 }
 
-/// Collects the run in `target` and writes the report under `out`.
-fn report(target: &Path, out: &Path, allow_partial: bool) -> mdbook_asyncbook::Result<()> {
-    let mut bundle = Bundle::from_target(target)?;
-    let collected = bench::collect(&bundle)?;
+/// Collects the run in `from` and writes the report under `out`: from a
+/// `target` directory, whose files are copied into the raw folder, or
+/// (`target` is `None`) from the raw folder itself, which stays as it is.
+fn report(from: &Path, target: Option<&Path>, out: &Path, allow_partial: bool) -> Result<()> {
+    let mut bundle = match target {
+        Some(target) => Bundle::from_target(target)?,
+        None => Bundle::read(from)?,
+    };
+    let collected = collect(&bundle)?;
     for warning in &collected.warnings {
         eprintln!("bench-report: warning: {warning}");
     }
     if collected.measures.is_empty() {
         return Err(format!(
             "no measurements under {}: run `{} --measure`",
-            target.display(),
-            bench::REPORT_COMMAND
+            from.display(),
+            REPORT_COMMAND
         )
         .into());
     }
@@ -129,8 +145,8 @@ fn report(target: &Path, out: &Path, allow_partial: bool) -> mdbook_asyncbook::R
             return Err(format!(
                 "the run in {} is not fit for the book, nothing written:\n  {list}\n\
                  Measure again (`{} --measure`), or write a partial report with --allow-partial.",
-                target.display(),
-                bench::REPORT_COMMAND
+                from.display(),
+                REPORT_COMMAND
             )
             .into());
         }
@@ -138,17 +154,22 @@ fn report(target: &Path, out: &Path, allow_partial: bool) -> mdbook_asyncbook::R
     }
     let machine = match collected.machine {
         Some(machine) => machine,
+        None if target.is_none() => {
+            return Err(format!("{}: no machine.json to redraw from", from.display()).into());
+        }
         None => {
             // Only with --allow-partial. Described now, and kept in the
             // bundle, so that collecting the bundle again gives the same
             // results file.
-            let machine = bench::this_machine(bench::utc_date(SystemTime::now()));
+            let machine = machine::this_machine(machine::utc_date(SystemTime::now()));
             bundle.machine = Some(serde_json::to_string_pretty(&machine)? + "\n");
             machine
         }
     };
     let results = Results::new(machine, collected.measures)?;
-    for line in bench::write_report(out, &bundle, &results)? {
+    let labels = Labels::load(out)?;
+    let copy = target.map(|_| &bundle);
+    for line in write_report(out, copy, &results, &labels)? {
         println!("{line}");
     }
     Ok(())

@@ -1,0 +1,549 @@
+//! A run's files read into measures: criterion's estimates, the timers'
+//! and echo server's JSON, and the machine, with what makes the run unfit
+//! for the book.
+
+use crate::bundle::Bundle;
+use crate::expected::check_complete;
+use crate::machine::busy;
+use bench_results::{Machine, Measure, REPORT_COMMAND, Result, Unit};
+use serde::Deserialize;
+
+/// What a [`Bundle`] holds, read.
+#[derive(Debug, Default)]
+pub struct Collected {
+    /// Every number the files hold, in no particular order.
+    pub measures: Vec<Measure>,
+    /// From `machine.json`.
+    pub machine: Option<Machine>,
+    /// What makes the run unfit for the book: a file missing, a quick run,
+    /// a problem the benchmarks reported, an implementation that failed, a
+    /// measure missing ([`check_complete`]). `bench-report` refuses the
+    /// run unless told `--allow-partial`.
+    pub problems: Vec<String>,
+    /// Worth saying, not refusing: a machine that was busy.
+    pub warnings: Vec<String>,
+}
+
+impl Collected {
+    fn push(&mut self, id: String, value: f64, unit: Unit) {
+        self.measures.push(Measure { id, value, unit });
+    }
+
+    /// Records measure `id`, or, where its file left the value out, the
+    /// problem that `missing` words.
+    fn push_or_missing(
+        &mut self,
+        id: String,
+        value: Option<f64>,
+        unit: Unit,
+        missing: impl FnOnce() -> String,
+    ) {
+        match value {
+            Some(value) => self.push(id, value, unit),
+            None => self.problems.push(missing()),
+        }
+    }
+}
+
+/// Reads a bundle: criterion's estimates (ns per iteration, per element
+/// with a throughput), the timers' and echo server's results and
+/// parameters, and the machine. A file that cannot be read as what it
+/// should be is an error; what makes the run incomplete is a problem.
+pub fn collect(bundle: &Bundle) -> Result<Collected> {
+    let mut collected = Collected::default();
+    if bundle.criterion.is_empty() {
+        collected.problems.push("no criterion results".into());
+    }
+    for (folder, [benchmark, estimates]) in &bundle.criterion {
+        collect_benchmark(benchmark, estimates, &mut collected)
+            .map_err(|e| format!("criterion/{folder}: {e}"))?;
+    }
+    for (file, text, read) in [
+        (
+            "timers.json",
+            &bundle.timers,
+            collect_timers as fn(&str, &mut Collected) -> Result<()>,
+        ),
+        ("echo.json", &bundle.echo, collect_echo),
+    ] {
+        match text {
+            Some(text) => read(text, &mut collected).map_err(|e| format!("{file}: {e}"))?,
+            None => collected.problems.push(format!("no {file}")),
+        }
+    }
+    match &bundle.machine {
+        Some(text) => {
+            let machine: Machine =
+                serde_json::from_str(text).map_err(|e| format!("machine.json: {e}"))?;
+            for (name, load) in [
+                ("load_start", machine.load_start),
+                ("load_end", machine.load_end),
+            ] {
+                if load.is_none() {
+                    collected.problems.push(format!("machine.json: no {name}"));
+                }
+            }
+            collected.warnings.extend(busy(&machine));
+            collected.machine = Some(machine);
+        }
+        None => collected.problems.push(format!(
+            "no machine.json (`{REPORT_COMMAND} --measure` writes it around the run)"
+        )),
+    }
+    collected
+        .problems
+        .extend(check_complete(&collected.measures));
+    Ok(collected)
+}
+
+/// criterion's `benchmark.json`.
+#[derive(Deserialize)]
+struct CriterionId {
+    group_id: String,
+    function_id: Option<String>,
+    value_str: Option<String>,
+    /// `{"Elements": n}`, or null.
+    throughput: Option<serde_json::Value>,
+}
+
+/// The part of criterion's `estimates.json` the report uses: the median
+/// of the run's samples, in ns per iteration.
+#[derive(Deserialize)]
+struct Estimates {
+    median: Estimate,
+}
+
+#[derive(Deserialize)]
+struct Estimate {
+    point_estimate: f64,
+}
+
+fn collect_benchmark(benchmark: &str, estimates: &str, collected: &mut Collected) -> Result<()> {
+    let id: CriterionId =
+        serde_json::from_str(benchmark).map_err(|e| format!("benchmark.json: {e}"))?;
+    let estimates: Estimates =
+        serde_json::from_str(estimates).map_err(|e| format!("estimates.json: {e}"))?;
+    let (Some(implementation), Some(case)) = (id.function_id, id.value_str) else {
+        return Err(format!(
+            "benchmark `{}` needs BenchmarkId::new(implementation, case)",
+            id.group_id
+        )
+        .into());
+    };
+    // With Throughput::Elements(n) one iteration does n things: report
+    // the time per thing.
+    let per = match &id.throughput {
+        None | Some(serde_json::Value::Null) => 1.0,
+        Some(throughput) => match throughput.get("Elements").and_then(|n| n.as_u64()) {
+            Some(n) if n > 0 => n as f64,
+            _ => return Err(format!("unsupported throughput {throughput}").into()),
+        },
+    };
+    collected.push(
+        format!("{}/{case}/{implementation}", id.group_id),
+        estimates.median.point_estimate / per,
+        Unit::Nanoseconds,
+    );
+    Ok(())
+}
+
+/// What the benchmarks say about a file's run: whether it was a quick one
+/// (`quick`), and what went wrong (`problems`: a leak, a failed
+/// connection, a failed implementation, an early timer; empty when
+/// healthy). Both must be there.
+fn check_health(
+    file: &str,
+    quick: Option<bool>,
+    problems: Option<Vec<String>>,
+    collected: &mut Collected,
+) {
+    match quick {
+        Some(false) => {}
+        Some(true) => collected.problems.push(format!(
+            "{file}: a quick run (`-- --test` or BENCH_QUICK=1), with a quick run's sizes"
+        )),
+        None => collected.problems.push(format!("{file}: no `quick` field")),
+    }
+    match problems {
+        Some(problems) => collected
+            .problems
+            .extend(problems.into_iter().map(|p| format!("{file}: {p}"))),
+        None => collected
+            .problems
+            .push(format!("{file}: no `problems` field")),
+    }
+}
+
+/// A run's parameters as measures (unit `count`); a missing one is a
+/// problem.
+fn collect_parameters(file: &str, parameters: &[(&str, Option<f64>)], collected: &mut Collected) {
+    for (id, value) in parameters {
+        collected.push_or_missing(id.to_string(), *value, Unit::Count, || {
+            let field = id.rsplit('/').next().unwrap_or(id).replace('-', "_");
+            format!("{file}: no `{field}`")
+        });
+    }
+}
+
+/// `timers.json`, as `benchmarks/src/timers.rs` writes it. An
+/// implementation that failed has only `error`.
+#[derive(Deserialize)]
+struct Timers {
+    quick: Option<bool>,
+    problems: Option<Vec<String>>,
+    count: Option<f64>,
+    duration_ms: Option<f64>,
+    runs: Option<f64>,
+    results: Vec<TimerResult>,
+}
+
+#[derive(Deserialize)]
+struct TimerResult {
+    #[serde(rename = "impl")]
+    implementation: String,
+    error: Option<String>,
+    wall_ms: Option<f64>,
+    overhead_ms: Option<f64>,
+    lateness_us: Option<Lateness>,
+    early: Option<u64>,
+    peak_rss_mib: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct Lateness {
+    p50: f64,
+    p99: f64,
+    max: f64,
+}
+
+fn collect_timers(text: &str, collected: &mut Collected) -> Result<()> {
+    let timers: Timers = serde_json::from_str(text)?;
+    check_health("timers.json", timers.quick, timers.problems, collected);
+    collect_parameters(
+        "timers.json",
+        &[
+            ("timers/param/count", timers.count),
+            ("timers/param/duration-ms", timers.duration_ms),
+            ("timers/param/runs", timers.runs),
+        ],
+        collected,
+    );
+    for r in timers.results {
+        let name = &r.implementation;
+        if let Some(error) = &r.error {
+            collected
+                .problems
+                .push(format!("timers.json: {name} failed: {error}"));
+            continue;
+        }
+        let lateness = r.lateness_us.as_ref();
+        for (metric, value, unit) in [
+            ("wall", r.wall_ms, Unit::Milliseconds),
+            ("overhead", r.overhead_ms, Unit::Milliseconds),
+            ("p50", lateness.map(|l| l.p50), Unit::Microseconds),
+            ("p99", lateness.map(|l| l.p99), Unit::Microseconds),
+            ("max", lateness.map(|l| l.max), Unit::Microseconds),
+            ("memory", r.peak_rss_mib, Unit::Mebibytes),
+            ("early", r.early.map(|n| n as f64), Unit::Count),
+        ] {
+            collected.push_or_missing(format!("timers/{metric}/{name}"), value, unit, || {
+                format!("timers.json: {name} has no {metric}")
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `echo.json`, as `benchmarks/src/echo.rs` writes it: one entry per
+/// implementation and number of connections.
+#[derive(Deserialize)]
+struct Echo {
+    quick: Option<bool>,
+    problems: Option<Vec<String>>,
+    message_bytes: Option<f64>,
+    seconds: Option<f64>,
+    runs: Option<f64>,
+    results: Vec<EchoResult>,
+}
+
+#[derive(Deserialize)]
+struct EchoResult {
+    #[serde(rename = "impl")]
+    implementation: String,
+    connections: Option<u64>,
+    error: Option<String>,
+    throughput_mib_s: Option<f64>,
+    p50_us: Option<f64>,
+    p99_us: Option<f64>,
+}
+
+fn collect_echo(text: &str, collected: &mut Collected) -> Result<()> {
+    let echo: Echo = serde_json::from_str(text)?;
+    check_health("echo.json", echo.quick, echo.problems, collected);
+    collect_parameters(
+        "echo.json",
+        &[
+            ("echo/param/message-bytes", echo.message_bytes),
+            ("echo/param/seconds", echo.seconds),
+            ("echo/param/runs", echo.runs),
+        ],
+        collected,
+    );
+    for r in echo.results {
+        let name = &r.implementation;
+        let connections = r
+            .connections
+            .map_or_else(|| "?".to_string(), |c| c.to_string());
+        if let Some(error) = &r.error {
+            collected.problems.push(format!(
+                "echo.json: {name} with {connections} connections failed: {error}"
+            ));
+            continue;
+        }
+        if r.connections.is_none() {
+            return Err(format!("{name}: no `connections`").into());
+        }
+        for (metric, value, unit) in [
+            ("throughput", r.throughput_mib_s, Unit::MebibytesPerSecond),
+            ("p50", r.p50_us, Unit::Microseconds),
+            ("p99", r.p99_us, Unit::Microseconds),
+        ] {
+            collected.push_or_missing(
+                format!("echo/{metric}-{connections}/{name}"),
+                value,
+                unit,
+                || format!("echo.json: {name} with {connections} connections has no {metric}"),
+            );
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::charts::CHARTS;
+    use crate::expected::{ECHO, ECHO_CONNECTIONS, PARAMETERS, TIMERS, expected};
+    use crate::labels::{Labels, Lang};
+    use crate::report::render_charts;
+    use crate::test_support::*;
+    use bench_results::Results;
+
+    #[test]
+    fn a_run_is_collected_into_ids_units_and_values_per_element() {
+        let dir = TempDir::new("collect");
+        criterion(
+            &dir,
+            "criterion/block_on/pollster/once/new",
+            "block_on",
+            "pollster",
+            "once",
+            "null",
+            18.25,
+        );
+        criterion(
+            &dir,
+            "criterion/spawn/tokio/100000/new",
+            "spawn",
+            "tokio",
+            "100000",
+            r#"{"Elements":100000}"#,
+            8.5e6,
+        );
+        // The saved baseline is an older run: only new/ counts.
+        criterion(
+            &dir,
+            "criterion/spawn/tokio/100000/base",
+            "spawn",
+            "tokio",
+            "100000",
+            r#"{"Elements":100000}"#,
+            1.0,
+        );
+        dir.write("criterion/report/index.html", "<html></html>");
+        dir.write(
+            "bench-raw/timers.json",
+            r#"{"quick": false, "problems": [], "count": 10000, "duration_ms": 100, "runs": 5, "rss_method": "clear_refs", "results": [
+                {"impl": "book-ch07", "wall_ms": 104.5, "overhead_ms": 4.5,
+                 "lateness_us": {"p50": 250.0, "p99": 1500.0, "max": 2100.0}, "early": 0, "peak_rss_mib": 5.4},
+                {"impl": "book-ch02", "error": "could not spawn a thread"}]}"#,
+        );
+        dir.write(
+            "bench-raw/echo.json",
+            r#"{"quick": false, "problems": [], "message_bytes": 1024, "seconds": 2.0, "runs": 3, "connections": [1, 100], "results": [
+                {"impl": "tokio", "connections": 1, "round_trips": 50000, "throughput_mib_s": 24.4, "p50_us": 38.0, "p99_us": 61.0},
+                {"impl": "tokio", "connections": 100, "round_trips": 90000, "throughput_mib_s": 43.9, "p50_us": 2100.0, "p99_us": 3050.0}]}"#,
+        );
+        // A quick run's files are elsewhere, never read.
+        dir.write("bench-raw/quick/echo.json", "not even JSON");
+        let collected = collect_target(&dir);
+        let results = Results::new(machine(), collected.measures).unwrap();
+        let found: Vec<(&str, f64, &str)> = results
+            .measure
+            .iter()
+            .map(|m| (m.id.as_str(), m.value, m.unit.symbol()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("block_on/once/pollster", 18.25, "ns"),
+                ("echo/p50-1/tokio", 38.0, "µs"),
+                ("echo/p50-100/tokio", 2100.0, "µs"),
+                ("echo/p99-1/tokio", 61.0, "µs"),
+                ("echo/p99-100/tokio", 3050.0, "µs"),
+                ("echo/param/message-bytes", 1024.0, "count"),
+                ("echo/param/runs", 3.0, "count"),
+                ("echo/param/seconds", 2.0, "count"),
+                ("echo/throughput-1/tokio", 24.4, "MiB/s"),
+                ("echo/throughput-100/tokio", 43.9, "MiB/s"),
+                // 8.5 ms per iteration of 100000 spawns.
+                ("spawn/100000/tokio", 85.0, "ns"),
+                ("timers/early/book-ch07", 0.0, "count"),
+                ("timers/max/book-ch07", 2100.0, "µs"),
+                ("timers/memory/book-ch07", 5.4, "MiB"),
+                ("timers/overhead/book-ch07", 4.5, "ms"),
+                ("timers/p50/book-ch07", 250.0, "µs"),
+                ("timers/p99/book-ch07", 1500.0, "µs"),
+                ("timers/param/count", 10000.0, "count"),
+                ("timers/param/duration-ms", 100.0, "count"),
+                ("timers/param/runs", 5.0, "count"),
+                ("timers/wall/book-ch07", 104.5, "ms"),
+            ]
+        );
+        // Far from complete: each of these refuses the run.
+        let problems = &collected.problems;
+        for expected in [
+            "timers.json: book-ch02 failed: could not spawn a thread",
+            "no machine.json (`tools/bench-report/run --measure` writes it around the run)",
+            "block_on/once: no book-ch06, book-ch10-parker, book-ch10, futures, futures-lite",
+            "echo/throughput-1000: no book-ch09, book-ch10, tokio, async-io",
+            "parts/op: no condvar-notify, mutex, eventfd-write, epoll-wait-0, epoll-ctl-mod, clock, hashmap-sip, arc-new, box-pin-future",
+        ] {
+            assert!(
+                problems.iter().any(|p| p == expected),
+                "{expected} in {problems:#?}"
+            );
+        }
+        assert!(collected.machine.is_none());
+    }
+
+    #[test]
+    fn a_complete_healthy_run_has_no_problems() {
+        let dir = TempDir::new("complete");
+        complete_run(&dir);
+        let collected = collect_target(&dir);
+        assert_eq!(collected.problems, Vec::<String>::new());
+        assert_eq!(collected.warnings, Vec::<String>::new());
+        let machine = collected.machine.unwrap();
+        assert_eq!(
+            (machine.date.as_str(), machine.load_start, machine.load_end),
+            ("2026-05-01", Some(0.12), Some(1.6))
+        );
+        let expected_count: usize = expected().iter().map(|(_, names)| names.len()).sum();
+        assert_eq!(collected.measures.len(), expected_count + PARAMETERS.len());
+        // Every chart is drawn, with every bar it expects.
+        let results = Results::new(machine, collected.measures).unwrap();
+        let labels = Labels::load(&crate::test_support::root()).unwrap();
+        assert_eq!(
+            render_charts(&results, &labels).unwrap().len(),
+            CHARTS.len() * Lang::ALL.len()
+        );
+    }
+
+    #[test]
+    fn a_quick_or_unhealthy_run_is_refused() {
+        let dir = TempDir::new("unhealthy");
+        complete_run(&dir);
+        dir.write(
+            "bench-raw/timers.json",
+            &timers_json(&TIMERS).replace(r#""quick": false"#, r#""quick": true"#),
+        );
+        dir.write(
+            "bench-raw/echo.json",
+            &echo_json(&ECHO, &ECHO_CONNECTIONS).replace(
+                r#""problems": []"#,
+                r#""problems": ["tokio at 1000: LEAK of 3 fds", "async-io at 100: 2 connections failed"]"#,
+            ),
+        );
+        let collected = collect_target(&dir);
+        assert_eq!(
+            collected.problems,
+            [
+                "timers.json: a quick run (`-- --test` or BENCH_QUICK=1), with a quick run's sizes",
+                "echo.json: tokio at 1000: LEAK of 3 fds",
+                "echo.json: async-io at 100: 2 connections failed",
+            ]
+        );
+        // Files without the two fields are from before them: refused too.
+        dir.write(
+            "bench-raw/timers.json",
+            &timers_json(&TIMERS)
+                .replace(r#""quick": false, "problems": [], "count": 10000, "#, ""),
+        );
+        dir.write("bench-raw/echo.json", &echo_json(&ECHO, &ECHO_CONNECTIONS));
+        let collected = collect_target(&dir);
+        assert_eq!(
+            collected.problems,
+            [
+                "timers.json: no `quick` field",
+                "timers.json: no `problems` field",
+                "timers.json: no `count`",
+                "no parameter `timers/param/count`",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_busy_machine_is_a_warning_and_a_missing_load_a_problem() {
+        let dir = TempDir::new("busy");
+        complete_run(&dir);
+        dir.write(
+            "bench-raw/machine.json",
+            &MACHINE_JSON
+                .replace(r#""load_start": 0.12"#, r#""load_start": 1.25"#)
+                .replace(r#", "load_end": 1.6"#, ""),
+        );
+        let collected = collect_target(&dir);
+        assert_eq!(collected.problems, ["machine.json: no load_end"]);
+        assert_eq!(
+            collected.warnings,
+            [
+                "the 1-minute load before the run was 1.25 on 2 cores (more than 0.5 per core): the machine was not quiet, the numbers are noisier"
+            ]
+        );
+    }
+
+    #[test]
+    fn missing_files_are_problems_and_bad_ones_errors() {
+        let dir = TempDir::new("missing");
+        let collected = collect_target(&dir);
+        assert!(collected.measures.is_empty());
+        for file in ["no criterion results", "no timers.json", "no echo.json"] {
+            assert!(collected.problems.iter().any(|p| p == file), "{file}");
+        }
+        dir.write("bench-raw/echo.json", r#"{"results": [{"impl": "tokio"}]}"#);
+        let error = collect(&Bundle::from_target(&dir.0).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("echo.json") && error.contains("connections"),
+            "{error}"
+        );
+        criterion(
+            &dir,
+            "criterion/g/x/1/new",
+            "g",
+            "x",
+            "1",
+            r#"{"Bytes":10}"#,
+            1.0,
+        );
+        let error = collect(&Bundle::from_target(&dir.0).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("criterion/g/x/1") && error.contains("unsupported throughput"),
+            "{error}"
+        );
+    }
+}

@@ -1,0 +1,175 @@
+//! What the tests share: a scratch folder, a machine, a plausible set of
+//! results, and the files a run leaves behind.
+
+use crate::bundle::Bundle;
+use crate::collect::{Collected, collect};
+use crate::expected::{ECHO, ECHO_CONNECTIONS, TIMERS, expected};
+use bench_results::{MEASURE_COMMAND, Machine, Measure, Results, Unit};
+use std::path::PathBuf;
+
+/// A fresh folder for one test, removed when dropped.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("bench-report-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    pub fn write(&self, path: &str, text: &str) {
+        let path = self.0.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub fn measure(id: &str, value: f64, unit: Unit) -> Measure {
+    Measure {
+        id: id.into(),
+        value,
+        unit,
+    }
+}
+
+pub fn machine() -> Machine {
+    Machine {
+        cpu: "Example CPU @ 2.20GHz".into(),
+        cores: 2,
+        memory_gib: 7.8,
+        kernel: "6.1.0-test".into(),
+        rustc: "rustc 1.95.0 (59807616e 2026-04-14)".into(),
+        date: "2026-05-01".into(),
+        load_start: Some(0.12),
+        load_end: Some(1.5),
+        command: MEASURE_COMMAND.into(),
+    }
+}
+
+/// A plausible run: some groups, a missing implementation or two.
+pub fn results() -> Results {
+    use Unit::*;
+    Results::new(
+        machine(),
+        vec![
+            measure("block_on/once/book-ch06", 61.27, Nanoseconds),
+            measure("block_on/once/book-ch10", 12.5, Nanoseconds),
+            measure("block_on/once/pollster", 18.0, Nanoseconds),
+            measure("block_on/once/futures", 25.0, Nanoseconds),
+            measure("spawn/100000/tokio", 85.0, Nanoseconds),
+            measure("spawn/100000/book-ch03", 410.0, Nanoseconds),
+            measure("timers/early/book-ch07", 0.0, Count),
+            measure("timers/p99/book-ch02", 2450.0, Microseconds),
+            measure("timers/p99/tokio", 1100.0, Microseconds),
+            measure("timers/param/count", 10000.0, Count),
+            measure("echo/throughput-1/book-ch09", 95.5, MebibytesPerSecond),
+            measure("echo/throughput-1/tokio", 120.0, MebibytesPerSecond),
+            measure("echo/throughput-100/book-ch09", 1234.0, MebibytesPerSecond),
+            measure("echo/throughput-100/async-io", 1100.0, MebibytesPerSecond),
+            measure("echo/p99-100/tokio", 310.0, Microseconds),
+        ],
+    )
+    .unwrap()
+}
+
+pub fn criterion(
+    dir: &TempDir,
+    folder: &str,
+    group: &str,
+    implementation: &str,
+    case: &str,
+    throughput: &str,
+    median: f64,
+) {
+    dir.write(
+        &format!("{folder}/benchmark.json"),
+        &format!(
+            r#"{{"group_id":"{group}","function_id":"{implementation}","value_str":"{case}","throughput":{throughput},"full_id":"{group}/{implementation}/{case}","directory_name":"x","title":"x"}}"#
+        ),
+    );
+    dir.write(
+        &format!("{folder}/estimates.json"),
+        &format!(
+            r#"{{"mean":{{"confidence_interval":{{"confidence_level":0.95,"lower_bound":1.0,"upper_bound":2.0}},"point_estimate":999.0,"standard_error":1.0}},"median":{{"confidence_interval":{{"confidence_level":0.95,"lower_bound":1.0,"upper_bound":2.0}},"point_estimate":{median},"standard_error":1.0}}}}"#
+        ),
+    );
+}
+
+pub const MACHINE_JSON: &str = r#"{"cpu": "Example CPU", "cores": 2, "memory_gib": 7.8, "kernel": "6.1.0-test", "rustc": "rustc 1.95.0", "date": "2026-05-01", "load_start": 0.12, "load_end": 1.6, "command": "cargo bench -p benchmarks"}"#;
+
+/// The timers' JSON of a healthy full run of these implementations.
+pub fn timers_json(implementations: &[&str]) -> String {
+    let results: Vec<String> = implementations
+        .iter()
+        .map(|name| {
+            format!(
+                r#"{{"impl": "{name}", "wall_ms": 104.5, "overhead_ms": 4.5, "lateness_us": {{"p50": 250.0, "p99": 1500.0, "max": 2100.0}}, "early": 0, "peak_rss_mib": 5.4}}"#
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"quick": false, "problems": [], "count": 10000, "duration_ms": 100, "runs": 5, "results": [{}]}}"#,
+        results.join(", ")
+    )
+}
+
+/// The echo group's JSON of a healthy full run.
+pub fn echo_json(implementations: &[&str], connections: &[u64]) -> String {
+    let mut results = Vec::new();
+    for name in implementations {
+        for c in connections {
+            results.push(format!(
+                r#"{{"impl": "{name}", "connections": {c}, "round_trips": 50000, "throughput_mib_s": 24.4, "p50_us": 38.0, "p99_us": 61.0}}"#
+            ));
+        }
+    }
+    format!(
+        r#"{{"quick": false, "problems": [], "message_bytes": 1024, "seconds": 2, "runs": 3, "connections": [1, 100, 1000], "results": [{}]}}"#,
+        results.join(", ")
+    )
+}
+
+/// A target directory as a complete, healthy run leaves it.
+pub fn complete_run(dir: &TempDir) {
+    for (prefix, names) in expected() {
+        let mut parts = prefix.trim_end_matches('/').splitn(2, '/');
+        let (group, case) = (parts.next().unwrap(), parts.next().unwrap());
+        if matches!(group, "timers" | "echo") {
+            continue;
+        }
+        let throughput = match case.parse::<u64>() {
+            Ok(n) => format!(r#"{{"Elements":{n}}}"#),
+            Err(_) => "null".into(),
+        };
+        for name in names {
+            criterion(
+                dir,
+                &format!("criterion/{group}/{name}/{case}/new"),
+                group,
+                name,
+                case,
+                &throughput,
+                1000.0,
+            );
+        }
+    }
+    dir.write("bench-raw/timers.json", &timers_json(&TIMERS));
+    dir.write("bench-raw/echo.json", &echo_json(&ECHO, &ECHO_CONNECTIONS));
+    dir.write("bench-raw/machine.json", MACHINE_JSON);
+}
+
+pub fn collect_target(dir: &TempDir) -> Collected {
+    collect(&Bundle::from_target(&dir.0).unwrap()).unwrap()
+}
+
+/// The repository's root.
+pub fn root() -> PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}

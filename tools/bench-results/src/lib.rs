@@ -1,0 +1,32 @@
+//! Chapter 10's results file, `data/bench/results.toml`, in one place: the
+//! typed schema ([`Results`], [`Machine`], [`Measure`], [`Unit`]), reading
+//! and writing the file, and how a measure is shown ([`format`](mod@format)).
+//!
+//! Two crates use it: `bench-report` (`tools/bench-report`), which
+//! collects a benchmark run into the file and draws its charts, and the
+//! book's plug-in (`tools/mdbook-asyncbook`), which writes the file's
+//! numbers into chapters in place of `{{#bench …}}`. Neither keeps a copy
+//! of these types, so the file has one schema.
+
+pub mod format;
+pub mod results;
+
+pub use format::{display_unit, format_ratio, format_value, rounded, significant, value_parts};
+pub use results::{Machine, Measure, Results, Unit};
+
+/// The results file, from the repository root.
+pub const RESULTS: &str = "data/bench/results.toml";
+/// The run's own files that [`RESULTS`] was collected from, from the
+/// repository root.
+pub const RAW_DIR: &str = "data/bench/raw";
+/// The charts' folder, from the repository root: one folder per edition
+/// (`src/charts/ja/`, `src/charts/zh/`), every `.svg` in them generated.
+pub const CHART_DIR: &str = "src/charts";
+/// The command that writes [`RESULTS`] and the charts.
+pub const REPORT_COMMAND: &str = "tools/bench-report/run";
+/// The command that measures.
+pub const MEASURE_COMMAND: &str = "cargo bench -p benchmarks";
+
+/// Errors end the program with a message; there is nothing to recover.
+/// (The same shape as the plug-in's `Result`.)
+pub type Result<T> = std::result::Result<T, Box<dyn std::error::Error + Send + Sync>>;

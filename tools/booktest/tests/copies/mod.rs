@@ -1,0 +1,281 @@
+//! What a reader copies is what the book's frame always made, minus only
+//! what a fresh project must not get.
+//!
+//! `build.rs` runs the book through the pipeline twice: as readers get it,
+//! and with unpruned copies (whole module files through mdBook's `links`,
+//! the modules that whole files need). For every block of both editions
+//! this walks the unpruned program line by line beside the reader's, and
+//! each line the reader's lacks must start one of these, left out whole:
+//!
+//! - an item whose attributes include a `cfg` that names `test` or `loom`
+//!   outside `not(loom)` (a test module, a loom stand-in), with the
+//!   attributes, doc comments and comments above it;
+//! - a `#[cfg(not(loom))]` or `#[cfg_attr(loom, …)]` attribute line;
+//! - an `// ANCHOR:` or `// ANCHOR_END:` marker line, or a blank line;
+//! - a whole module of the frame (`pub mod name {` to its `}`, `name` a
+//!   module of the listings crate), which the program no longer needs;
+//!
+//! and the only lines the reader's adds are the comment and the
+//! `#[allow(dead_code, unused_imports)]` before `mod listings {`. The walk is written
+//! apart from the plug-in's pruning, so that it checks it, now and after
+//! any change to either the listings or the plug-in.
+
+/// The lines a pruned copy adds before `mod listings {`.
+const ADDED: [&str; 2] = [
+    "// The book's `listings` crate: the modules this program uses, whole.",
+    "#[allow(dead_code, unused_imports)]",
+];
+
+/// What the reader's copy left out of the unpruned one, by kind: items,
+/// attributes, marker or blank lines, whole modules.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct LeftOut {
+    pub items: usize,
+    pub attributes: usize,
+    pub lines: usize,
+    pub modules: Vec<String>,
+}
+
+/// Checks that `new` is `old` minus only what pruning may leave out (see
+/// the module's documentation), `modules` being the names of the listings
+/// crate's modules; returns what it left out, or where the two part
+/// otherwise.
+pub fn left_out(old: &str, new: &str, modules: &[String]) -> Result<LeftOut, String> {
+    let old: Vec<&str> = old.lines().collect();
+    let new: Vec<&str> = new.lines().collect();
+    let mut out = LeftOut::default();
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() {
+        if j < new.len() && old[i] == new[j] {
+            i += 1;
+            j += 1;
+            continue;
+        }
+        if j + ADDED.len() < new.len()
+            && new[j..j + ADDED.len()] == ADDED
+            && new[j + ADDED.len()] == "mod listings {"
+        {
+            j += ADDED.len();
+            continue;
+        }
+        let line = old[i].trim();
+        if line.is_empty() || is_marker(line) {
+            out.lines += 1;
+            i += 1;
+        } else if line == "#[cfg(not(loom))]" || line.starts_with("#[cfg_attr(loom,") {
+            out.attributes += 1;
+            i += 1;
+        } else if let Some(name) = line
+            .strip_prefix("pub mod ")
+            .and_then(|rest| rest.strip_suffix(" {"))
+            .filter(|name| modules.iter().any(|m| m == name))
+        {
+            out.modules.push(name.to_string());
+            i = end_of(&old, i).ok_or(format!("line {}: `pub mod {name}` never closes", i + 1))?;
+        } else if let Some(end) = left_out_item(&old, i) {
+            out.items += 1;
+            i = end;
+        } else {
+            return Err(format!(
+                "line {} of the unpruned copy is not in the reader's, and is not part of \
+                 a test, loom code or a module it no longer needs: {:?} (the reader's copy \
+                 has {:?} there)",
+                i + 1,
+                old[i],
+                new.get(j)
+            ));
+        }
+    }
+    if j < new.len() {
+        return Err(format!(
+            "the reader's copy adds lines from line {}: {:?}",
+            j + 1,
+            new[j]
+        ));
+    }
+    Ok(out)
+}
+
+fn is_marker(line: &str) -> bool {
+    line.strip_prefix("//")
+        .map(str::trim)
+        .is_some_and(|c| c.starts_with("ANCHOR:") || c.starts_with("ANCHOR_END:"))
+}
+
+/// If an item under a test or loom `cfg` starts at line `i` (after
+/// comments, doc comments and attributes), the line after it.
+fn left_out_item(lines: &[&str], mut i: usize) -> Option<usize> {
+    let mut gated = false;
+    while let Some(line) = lines.get(i).map(|l| l.trim()) {
+        if line.starts_with("//") {
+            i += 1;
+        } else if line.starts_with("#[") {
+            gated |= is_left_out_cfg(line);
+            // An attribute over several lines ends at the line closing it.
+            i = end_of(lines, i)?;
+        } else {
+            break;
+        }
+    }
+    if !gated {
+        return None;
+    }
+    end_of(lines, i)
+}
+
+/// A `#[cfg(…)]` line that only tests or loom builds compile.
+fn is_left_out_cfg(line: &str) -> bool {
+    let Some(predicate) = line.strip_prefix("#[cfg(") else {
+        return false;
+    };
+    let predicate = predicate.replace("not(loom)", "");
+    let words = |w: &str| {
+        predicate
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|word| word == w)
+    };
+    !predicate.contains("not(") && (words("test") || words("loom"))
+}
+
+/// The line after the item or attribute that starts at line `i`: where its
+/// brackets close again, or the line it ends with `;` at depth 0.
+fn end_of(lines: &[&str], mut i: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    let mut opened = false;
+    while let Some(line) = lines.get(i) {
+        for c in code_of(line).chars() {
+            match c {
+                '{' | '[' | '(' => {
+                    depth += 1;
+                    opened = true;
+                }
+                '}' | ']' | ')' => depth -= 1,
+                _ => {}
+            }
+        }
+        i += 1;
+        let code = code_of(line);
+        if depth == 0 && (opened || code.trim_end().ends_with(';')) {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// A line without its comment, strings and characters: what brackets count.
+fn code_of(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '/' if chars.peek() == Some(&'/') => break,
+            '"' => {
+                while let Some(s) = chars.next() {
+                    match s {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' => break,
+                        _ => {}
+                    }
+                }
+            }
+            // A character literal ('{', '\n'), not a lifetime ('a).
+            '\'' => {
+                let rest: String = chars.clone().take(3).collect();
+                if rest.starts_with('\\') {
+                    for s in chars.by_ref() {
+                        if s == '\'' {
+                            break;
+                        }
+                    }
+                } else if rest.chars().nth(1) == Some('\'') {
+                    chars.next();
+                    chars.next();
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn modules() -> Vec<String> {
+        vec!["a".into(), "b".into()]
+    }
+
+    const OLD: &str = "\
+fn main() {}
+mod listings {
+pub mod a {
+//! A.
+#[cfg(loom)]
+use loom::sync::{Arc, Mutex};
+#[cfg(not(loom))]
+use std::sync::{Arc, Mutex};
+// ANCHOR: f
+pub fn f() { let _ = ('{', \"}\"); }
+// ANCHOR_END: f
+
+// Why the test.
+#[cfg(all(test, not(loom)))]
+mod tests {
+    #[test]
+    fn t() {}
+}
+}
+pub mod b {
+pub fn g() {}
+}
+}
+";
+
+    #[test]
+    fn the_walk_accepts_only_what_pruning_leaves_out() {
+        let new = "\
+fn main() {}
+// The book's `listings` crate: the modules this program uses, whole.
+#[allow(dead_code, unused_imports)]
+mod listings {
+pub mod a {
+//! A.
+use std::sync::{Arc, Mutex};
+pub fn f() { let _ = ('{', \"}\"); }
+
+}
+}
+";
+        assert_eq!(
+            left_out(OLD, new, &modules()),
+            Ok(LeftOut {
+                items: 2,
+                attributes: 1,
+                lines: 2,
+                modules: vec!["b".into()],
+            })
+        );
+        assert_eq!(left_out(OLD, OLD, &modules()).map(|l| l.items), Ok(0));
+    }
+
+    #[test]
+    fn the_walk_refuses_anything_else() {
+        // A line of code gone.
+        let lost = OLD.replace("pub fn f() { let _ = ('{', \"}\"); }\n", "");
+        let error = left_out(OLD, &lost, &modules()).unwrap_err();
+        assert!(error.contains("line 10 "), "{error}");
+        // An item under a cfg that the reader's program does build.
+        let old = "#[cfg(unix)]\nfn u() {}\nfn main() {}\n";
+        assert!(left_out(old, "fn main() {}\n", &modules()).is_err());
+        // A line added, or the allowance anywhere but before the frame.
+        assert!(left_out("fn main() {}\n", "fn main() {}\nfn x() {}\n", &modules()).is_err());
+        let added = format!("{}\n{}\nfn main() {{}}\n", ADDED[0], ADDED[1]);
+        assert!(left_out("fn main() {}\n", &added, &modules()).is_err());
+        // A module that is not one of the crate's.
+        let inline = "mod listings {\npub mod c {\n}\n}\n";
+        assert!(left_out(inline, "mod listings {\n}\n", &modules()).is_err());
+    }
+}
