@@ -6,7 +6,9 @@
 // empty placeholder, <span class="boring" data-hidden="ID ID …">, and each
 // distinct chunk is a script of its own, hidden/ID.js, which calls
 // asyncbookHidden(ID, text). So a page carries, and highlight.js colours,
-// only what the reader sees.
+// only what the reader sees. A long block (appendix C shows whole files) has
+// its visible text as a placeholder too, <span data-lazy="ID">, filled as
+// the block comes near the screen.
 //
 // This file puts the chunks back in place ("fills" a block) before anything
 // needs them: the eye button shows them, the copy button copies them
@@ -56,7 +58,8 @@
         return waiting.get(id).promise;
     }
 
-    const placeholders = code => [...code.querySelectorAll('span.boring[data-hidden]:not([data-filled])')];
+    const PLACEHOLDERS = 'span[data-hidden]:not([data-filled]), span[data-lazy]:not([data-filled])';
+    const placeholders = code => [...code.querySelectorAll(PLACEHOLDERS)];
 
     // Whether every hidden line of the block is in place.
     function filled(code) {
@@ -72,7 +75,8 @@
         }
         if (!filling.has(code)) {
             const work = Promise.all(placeholders(code).map(async span => {
-                const parts = await Promise.all(span.dataset.hidden.split(' ').map(load));
+                const ids = span.dataset.hidden ?? span.dataset.lazy;
+                const parts = await Promise.all(ids.split(' ').map(load));
                 const text = parts.join('');
                 if (window.hljs) {
                     span.innerHTML = hljs.highlight('rust', text, true).value;
@@ -88,6 +92,21 @@
     }
 
     window.asyncbookHiddenCode = { fill, filled };
+
+    // A long block's visible text (data-lazy, appendix C's whole files) is
+    // loaded as the block comes near the screen.
+    const lazy = [...document.querySelectorAll('pre > code')].filter(code => code.querySelector('span[data-lazy]'));
+    if (lazy.length && 'IntersectionObserver' in window) {
+        const observer = new IntersectionObserver(entries => {
+            for (const entry of entries.filter(e => e.isIntersecting)) {
+                observer.unobserve(entry.target);
+                fill(entry.target).catch(err => console.error(err));
+            }
+        }, { rootMargin: '100% 0px' });
+        lazy.forEach(code => observer.observe(code));
+    } else {
+        lazy.forEach(code => fill(code).catch(err => console.error(err)));
+    }
 
     // Start loading early: when the pointer enters a block, or the focus
     // reaches one of its buttons. Failures surface when a button needs it.

@@ -13,6 +13,11 @@
 //! <span class="boring" data-hidden="3f2a… 91c0…"></span>
 //! ```
 //!
+//! A long block (a whole listing file, in appendix C) also has its visible
+//! text moved out, loaded when the reader scrolls near it
+//! ([`LONG_BLOCK`]): `<span data-lazy="…">` holding as many line breaks as
+//! the text, so that the page keeps its layout while it loads.
+//!
 //! Each distinct chunk is written once, as a script at
 //! `hidden/<id>.js` (a script, not a data file, so that it also loads
 //! from a book opened as files, where `fetch` is refused). `theme/hidden-code.js`
@@ -142,13 +147,69 @@ pub fn externalise(html: &str, chunks: &mut Chunks) -> Result<Externalised> {
     })
 }
 
-/// One block's inner HTML, with its runs of hidden lines replaced; and its
-/// program text.
+/// A block's text, in order: visible text as the page had it (escaped), and
+/// runs of hidden lines (unescaped).
+enum Segment<'a> {
+    Visible(&'a str),
+    Hidden(String),
+}
+
+/// One block's inner HTML, with its runs of hidden lines replaced (and, in
+/// a long block, its visible text too); and its program text.
 fn externalise_block(inner: &str, chunks: &mut Chunks) -> Result<(String, String)> {
+    let segments = segments(inner)?;
+    let visible: usize = segments
+        .iter()
+        .map(|s| match s {
+            Segment::Visible(text) => text.len(),
+            Segment::Hidden(_) => 0,
+        })
+        .sum();
+    let lazy = visible > LONG_BLOCK;
     let mut out = String::with_capacity(inner.len());
     let mut program = String::with_capacity(inner.len());
-    // The hidden text read since the last visible text.
-    let mut run = String::new();
+    for segment in &segments {
+        match segment {
+            Segment::Hidden(run) => {
+                let ids = split_at_modules(run)
+                    .into_iter()
+                    .map(|chunk| chunks.add(chunk))
+                    .collect::<Result<Vec<_>>>()?;
+                out.push_str(&format!(
+                    "<span class=\"boring\" data-hidden=\"{}\"></span>",
+                    ids.join(" ")
+                ));
+                program.push_str(run);
+            }
+            Segment::Visible(html) if lazy => {
+                let text = unescape(html)?;
+                // As many line breaks as the text has: the block keeps its
+                // height while the text loads.
+                let lines = "\n".repeat(text.matches('\n').count());
+                out.push_str(&format!(
+                    "<span data-lazy=\"{}\">{lines}</span>",
+                    chunks.add(&text)?
+                ));
+                program.push_str(&text);
+            }
+            Segment::Visible(html) => {
+                out.push_str(html);
+                program.push_str(&unescape(html)?);
+            }
+        }
+    }
+    Ok((out, program))
+}
+
+/// A block longer than this (bytes of visible text; a whole listing file in
+/// appendix C) has its visible text loaded too, when the reader scrolls to
+/// it: such a page would otherwise weigh half a megabyte of code. No
+/// chapter block comes near it.
+pub const LONG_BLOCK: usize = 4096;
+
+/// The segments of a block's inner HTML.
+fn segments(inner: &str) -> Result<Vec<Segment<'_>>> {
+    let mut segments = Vec::new();
     let mut rest = inner;
     while !rest.is_empty() {
         if rest.starts_with(BORING_OPEN) {
@@ -161,7 +222,11 @@ fn externalise_block(inner: &str, chunks: &mut Chunks) -> Result<(String, String
             if text.contains('<') {
                 return Err("a hidden line holds markup: has mdBook's page layout changed?".into());
             }
-            run.push_str(&unescape(text)?);
+            let text = unescape(text)?;
+            match segments.last_mut() {
+                Some(Segment::Hidden(run)) => run.push_str(&text),
+                _ => segments.push(Segment::Hidden(text)),
+            }
             rest = &rest[text_end + SPAN_CLOSE.len()..];
         } else {
             let end = rest.find(BORING_OPEN).unwrap_or(rest.len());
@@ -171,37 +236,11 @@ fn externalise_block(inner: &str, chunks: &mut Chunks) -> Result<(String, String
                             has mdBook's page layout changed?"
                     .into());
             }
-            flush(&mut run, &mut out, &mut program, chunks)?;
-            out.push_str(visible);
-            program.push_str(&unescape(visible)?);
+            segments.push(Segment::Visible(visible));
             rest = &rest[end..];
         }
     }
-    flush(&mut run, &mut out, &mut program, chunks)?;
-    Ok((out, program))
-}
-
-/// Writes the placeholder of a run of hidden lines, if any.
-fn flush(
-    run: &mut String,
-    out: &mut String,
-    program: &mut String,
-    chunks: &mut Chunks,
-) -> Result<()> {
-    if run.is_empty() {
-        return Ok(());
-    }
-    let ids = split_at_modules(run)
-        .into_iter()
-        .map(|chunk| chunks.add(chunk))
-        .collect::<Result<Vec<_>>>()?;
-    out.push_str(&format!(
-        "<span class=\"boring\" data-hidden=\"{}\"></span>",
-        ids.join(" ")
-    ));
-    program.push_str(run);
-    run.clear();
-    Ok(())
+    Ok(segments)
 }
 
 /// Cuts a run of hidden lines before each line that opens a module
@@ -362,6 +401,30 @@ mod tests {
         let done = externalise(&page, &mut chunks).unwrap();
         assert_eq!(done.programs.len(), 2);
         assert_eq!(chunks.len(), 2);
+    }
+
+    #[test]
+    fn a_long_block_loads_its_visible_text_too_keeping_its_height() {
+        let line = "let x = 1 &lt; 2;\n";
+        let visible = line.repeat(LONG_BLOCK / line.len() + 1);
+        let page = format!(
+            "<code class=\"language-rust\">{}{visible}</code>",
+            hidden("use x;\n")
+        );
+        let mut chunks = Chunks::default();
+        let done = externalise(&page, &mut chunks).unwrap();
+        let text = unescape(&visible).unwrap();
+        assert_eq!(done.programs, [format!("use x;\n{text}")]);
+        let id = format!("{:016x}", fnv1a(text.as_bytes()));
+        assert_eq!(chunks.get(&id), Some(text.as_str()));
+        let lines = "\n".repeat(text.lines().count());
+        assert!(
+            done.html
+                .ends_with(&format!("<span data-lazy=\"{id}\">{lines}</span></code>"))
+        );
+        // A short one keeps its visible text in the page.
+        let short = format!("<code class=\"language-rust\">{line}</code>");
+        assert_eq!(externalise(&short, &mut chunks).unwrap().html, short);
     }
 
     #[test]
