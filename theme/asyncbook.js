@@ -7,7 +7,8 @@
 //   2. drops previous/next links that would cross into the other edition
 //      (asyncbook.css hides the other edition in the sidebar);
 //   3. adds a link to the same section in the other edition;
-//   4. makes the copy button copy the whole program, hidden lines included;
+//   4. makes the copy button copy the whole program, hidden lines included
+//      (which theme/hidden-code.js loads when needed);
 //   5. answers mdBook's search box with Pagefind, which can search Japanese and
 //      Chinese (mdBook's elasticlunr index cannot), and marks the searched
 //      words on the page a result leads to.
@@ -21,6 +22,9 @@
 
 (function asyncbook() {
     'use strict';
+
+    // theme/hidden-code.js, loaded before this file.
+    const hiddenCode = window.asyncbookHiddenCode;
 
     const EDITIONS = {
         ja: { lang: 'ja', other: 'zh' },
@@ -359,13 +363,15 @@
     //      a click listener on document.body) copies only the visible lines
     //      (innerText). Ours copies the code element's whole text: hidden lines
     //      (`span.boring`, including mdBook's own `fn main` wrapper) are in
-    //      textContent, so the clipboard gets the complete program the eye
-    //      button shows. Other blocks (```text, ```toml …) are copied as is.
+    //      textContent once theme/hidden-code.js has put them back in place,
+    //      so the clipboard gets the complete program the eye button shows.
+    //      Other blocks (```text, ```toml …) are copied as is.
     //    - The eye button's handler in book.js decides what to do by comparing
     //      its title with "Show hidden lines" / "Hide lines", which breaks once
     //      the title is translated, so we toggle it ourselves: the same class
     //      (`hide-boring` on the code) and icons (`template#fa-eye`,
-    //      `template#fa-eye-slash`) book.js uses.
+    //      `template#fa-eye-slash`) book.js uses, after the hidden lines are
+    //      in place.
     function takeOverCodeButtons() {
         for (const pre of document.querySelectorAll('pre')) {
             const code = pre.querySelector('code');
@@ -398,23 +404,40 @@
                 copyCode(button, code);
             } else if (button.classList.contains('asyncbook-toggle-hidden')) {
                 e.stopImmediatePropagation();
-                const hidden = code.classList.toggle('hide-boring');
-                const icon = document.getElementById(hidden ? 'fa-eye' : 'fa-eye-slash');
-                if (icon) {
-                    button.innerHTML = icon.innerHTML;
+                const show = code.classList.contains('hide-boring');
+                const toggle = () => {
+                    code.classList.toggle('hide-boring', !show);
+                    const icon = document.getElementById(show ? 'fa-eye-slash' : 'fa-eye');
+                    if (icon) {
+                        button.innerHTML = icon.innerHTML;
+                    }
+                    const title = translate(show ? 'Hide lines' : 'Show hidden lines');
+                    button.title = title;
+                    button.setAttribute('aria-label', title);
+                };
+                if (show) {
+                    hiddenCode.fill(code).then(toggle, err => console.error(err));
+                } else {
+                    toggle();
                 }
-                const title = translate(hidden ? 'Show hidden lines' : 'Hide lines');
-                button.title = title;
-                button.setAttribute('aria-label', title);
             }
         }, true);
     }
 
     function copyCode(button, code) {
-        let text = code.textContent;
+        // The hidden lines first (at once if they are in place already).
+        hiddenCode.fill(code).then(() => copyText(button, code), err => {
+            console.error(err);
+            copyText(button, null);
+        });
+    }
+
+    // Copies the block's whole text; a null code reports a clipboard error.
+    function copyText(button, code) {
+        let text = code?.textContent;
         // An editable block (ACE editor, `editable` class) keeps its text in the
         // editor, as book.js's playground_text() knows.
-        if (window.ace && code.classList.contains('editable')) {
+        if (code && window.ace && code.classList.contains('editable')) {
             text = window.ace.edit(code).getValue();
         }
         const done = ok => {
@@ -426,6 +449,10 @@
                 button.classList.add('tooltipped');
             }
         };
+        if (text === undefined) {
+            done(false);
+            return;
+        }
         const writeText = navigator.clipboard && window.isSecureContext
             ? navigator.clipboard.writeText(text)
             : Promise.reject(new Error('no async clipboard'));

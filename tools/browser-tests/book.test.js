@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { EDITIONS, EDITION_PAGES, REPO, SCREENSHOTS, editionOf, otherEditionPage } from './lib/book.js';
+import { BOOK_HTML, EDITIONS, EDITION_PAGES, PRINT_PAGES, SCREENSHOTS, editionOf, otherEditionPage, programsOf } from './lib/book.js';
 import { launchBrowser, newContext, openPage } from './lib/browser.js';
 import { serveStatic } from './lib/static-server.js';
 import { buildProgram, normaliseDurations, recordedOutput, removeProject, runProgram } from './lib/rust.js';
@@ -16,7 +16,7 @@ import { buildProgram, normaliseDurations, recordedOutput, removeProject, runPro
 const SERVERS = [
     { name: 'mdbook serve', url: process.env.MDBOOK_SERVE_URL },
     // Screenshots are taken once, of the built book (what gets published).
-    { name: 'static book/html', root: process.env.BOOK_HTML ?? path.join(REPO, 'book/html'), screenshots: true },
+    { name: 'static book/html', root: BOOK_HTML, screenshots: true },
 ];
 
 // Japanese is kana or kanji; Chinese is Han.
@@ -127,18 +127,18 @@ for (const server of SERVERS) {
             }
         };
 
-        // Tests 1, 2, 5 and 7 look at every page. Loading a page costs most of a
-        // second here (mermaid.js alone is 2.6 MB of script), print.html (the
-        // whole book twice, 5 MB, with every diagram) 15 to 30 on a loaded
-        // two-core machine, so each page is visited once per server, three at
-        // a time, and what those tests need is recorded on the way.
+        // Tests 1, 2, 5 and 7 look at every page. Loading a page costs about
+        // half a second here, an edition's print page (the whole edition, 1.5
+        // MB, with every diagram) several on a loaded two-core machine, so each
+        // page is visited once per server, three at a time, and what those
+        // tests need is recorded on the way.
         let tour = null;
         const visitEveryPage = () => (tour ??= withContext(async context => {
             const facts = new Map();
-            // print.html first: it takes longest.
-            await inParallel(['print.html', 'index.html', ...EDITION_PAGES], 3, async name => {
+            // The print pages first: they take longest.
+            await inParallel([...PRINT_PAGES, 'index.html', ...EDITION_PAGES], 3, async name => {
                 const { page, errors } = await openPage(context, url(name), {
-                    timeout: name === 'print.html' ? 180_000 : 30_000,
+                    timeout: PRINT_PAGES.includes(name) ? 120_000 : 30_000,
                 });
                 // Errors may come after load: mermaid draws then, for one.
                 await diagramsDone(page).catch(() => {});
@@ -376,8 +376,10 @@ for (const server of SERVERS) {
                     const visible = await pre.locator('code').evaluate(code => code.innerText);
                     assert.ok(copied.length > visible.length,
                         `the copy (${copied.length} characters) is longer than the visible code (${visible.length}): hidden lines included`);
-                    assertNone(visible.split('\n').map(l => l.trim()).filter(l => l && !copied.includes(l)),
-                        'visible lines missing from the copy');
+                    // Exactly the program the book's tests compile for this block.
+                    const index = await page.evaluate(key => [...document.querySelectorAll('main pre > code.language-rust')]
+                        .indexOf(document.querySelector(`pre[data-browser-test="${key}"] > code`)), found.key);
+                    assert.equal(copied, programsOf(block.page)[index].replace(/\n$/, ''), 'the copy is the tested program');
 
                     const name = found.key.replace(/[^a-z0-9]+/g, '_');
                     const executable = await buildProgram(name, copied);
@@ -396,7 +398,7 @@ for (const server of SERVERS) {
 
         test('5. no console errors on any page of the book', async () => {
             const facts = await visitEveryPage();
-            const pages = ['index.html', ...EDITION_PAGES, 'print.html'];
+            const pages = ['index.html', ...EDITION_PAGES, ...PRINT_PAGES];
             assertNone(pages.flatMap(name => facts.get(name).errors.map(e => `${name}: ${e}`)), 'console errors');
         });
 

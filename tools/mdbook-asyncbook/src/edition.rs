@@ -66,6 +66,10 @@ pub struct Words {
     pub checks_fix: &'static str,
     pub run_with: &'static str,
     pub compile_error: &'static str,
+    /// The edition's own title (the book's title names both editions).
+    pub book_title: &'static str,
+    /// The link from the bilingual print page to the edition's own.
+    pub print_edition: &'static str,
 }
 
 const JA: Words = Words {
@@ -85,6 +89,8 @@ const JA: Words = Words {
     checks_fix: "直し方を確かめるテスト：",
     run_with: "実行：",
     compile_error: "コンパイルエラーを確かめるプログラム：",
+    book_title: "手を動かして学ぶ Rust async",
+    print_edition: "日本語版を印刷する",
 };
 
 const ZH: Words = Words {
@@ -104,6 +110,8 @@ const ZH: Words = Words {
     checks_fix: "验证修正的测试：",
     run_with: "运行：",
     compile_error: "检查编译错误的程序：",
+    book_title: "动手实现 Rust 异步",
+    print_edition: "打印中文版",
 };
 
 /// The anchor of a listing file's section in the listings appendix:

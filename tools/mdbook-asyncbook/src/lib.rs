@@ -22,9 +22,11 @@ pub mod directives;
 pub mod edition;
 pub mod expand;
 pub mod frame;
+pub mod hidden;
 pub mod listing_files;
 pub mod markdown;
 pub mod preprocess;
+pub mod print;
 pub mod program;
 pub mod render;
 

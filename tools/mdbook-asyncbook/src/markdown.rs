@@ -64,6 +64,44 @@ pub fn prose(text: &str) -> Vec<(usize, String)> {
     out
 }
 
+/// A paragraph or a list item's own text (not its nested paragraphs or
+/// lists), with the 1-based line it starts on; inline code counts as text.
+#[derive(Debug, PartialEq, Eq)]
+pub struct TextUnit {
+    pub line: usize,
+    pub text: String,
+}
+
+/// The paragraphs and list items of a chapter's prose, outside code blocks
+/// and tables, in order of their end.
+pub fn text_units(text: &str) -> Vec<TextUnit> {
+    let newlines: Vec<usize> = text.match_indices('\n').map(|(at, _)| at).collect();
+    let line = |at: usize| newlines.partition_point(|&n| n < at) + 1;
+    let mut open: Vec<TextUnit> = Vec::new();
+    let mut out = Vec::new();
+    let mut in_table = 0usize;
+    for (event, range) in parser(text).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Table(_)) => in_table += 1,
+            Event::End(TagEnd::Table) => in_table -= 1,
+            Event::Start(Tag::Paragraph | Tag::Item) if in_table == 0 => open.push(TextUnit {
+                line: line(range.start),
+                text: String::new(),
+            }),
+            Event::End(TagEnd::Paragraph | TagEnd::Item) if in_table == 0 => {
+                out.extend(open.pop());
+            }
+            Event::Text(t) | Event::Code(t) if in_table == 0 => {
+                if let Some(unit) = open.last_mut() {
+                    unit.text.push_str(&t);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Where a chapter's code is: each code block (fenced or indented, fences
 /// included) as `(range, true)`, each inline code span (backticks
 /// included) as `(range, false)`, in order.
@@ -160,6 +198,27 @@ pub fn line_of(text: &str, offset: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paragraphs_and_list_items_are_units_tables_and_code_are_not() {
+        let md = "Intro `code` here.\n\n- one\n- two\n  - nested\n\n| a | b |\n| - | - |\n| long cell | x |\n\n```rust\nfn main() {}\n```\n\n- loose\n\n  second paragraph\n";
+        let units: Vec<(usize, String)> = text_units(md)
+            .into_iter()
+            .map(|u| (u.line, u.text))
+            .collect();
+        assert_eq!(
+            units,
+            [
+                (1, "Intro code here.".to_string()),
+                (3, "one".to_string()),
+                (5, "nested".to_string()),
+                (4, "two".to_string()),
+                (15, "loose".to_string()),
+                (17, "second paragraph".to_string()),
+                (15, String::new()),
+            ]
+        );
+    }
 
     const CHAPTER: &str = "# Title {#top}\n\nSome `code` and prose.\n\n```rust,no_run\nfn main() {}\n```\n\n## Second `part` {#second}\n\n<p>html</p>\n";
 

@@ -46,10 +46,11 @@ impl Preprocessor for AsyncBook {
         Ok(book)
     }
 
-    /// The frames, captions and appendices are for the HTML book and its
-    /// link check.
+    /// The frames, captions and appendices are for the HTML book, its link
+    /// check, and our renderer (`pagefind`), which checks that each page's
+    /// blocks are the programs the tests compile.
     fn supports_renderer(&self, renderer: &str) -> anyhow::Result<bool> {
-        Ok(matches!(renderer, "html" | "linkcheck2"))
+        Ok(matches!(renderer, "html" | "linkcheck2" | "pagefind"))
     }
 }
 

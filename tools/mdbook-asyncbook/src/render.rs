@@ -10,9 +10,14 @@
 
 use crate::Result;
 use crate::edition::Edition;
+use crate::hidden::{self, Chunks};
+use crate::print;
+use crate::program::{program, rust_blocks};
 use mdbook_renderer::RenderContext;
+use mdbook_renderer::book::Chapter;
+use std::collections::BTreeMap;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 /// Runs the renderer over mdBook's protocol.
@@ -31,57 +36,127 @@ pub fn run(input: impl Read) -> Result<()> {
         )
         .into());
     }
-    for edition in Edition::ALL {
-        for page in html_files(&html.join(edition.dir()))? {
-            let text =
-                std::fs::read_to_string(&page).map_err(|e| format!("{}: {e}", page.display()))?;
+    let chapters: Vec<&Chapter> = context.book.chapters().collect();
+    let mut chunks = Chunks::default();
+    let mut programs = BTreeMap::new();
+    for chapter in &chapters {
+        let Some(path) = &chapter.path else { continue };
+        let path = path.to_string_lossy().replace('\\', "/");
+        let page = html.join(Path::new(&path).with_extension("html"));
+        let text = read(&page)?;
+        let located =
+            |e: Box<dyn std::error::Error + Send + Sync>| format!("{}: {e}", page.display());
+        let done = hidden::externalise(&text, &mut chunks).map_err(located)?;
+        check_programs(&path, &chapter.content, &done.programs)?;
+        let mut out = done.html;
+        if let Some(edition) = Edition::of_path(&path) {
             // A page mdBook wrote differently (another version, another
             // theme) would otherwise go unmarked, and unsearched, silently.
-            let marked = mark_page(&text, edition).ok_or_else(|| {
+            out = mark_page(&out, edition).ok_or_else(|| {
                 format!(
                     "{}: no `<html lang=…>` or `<main>` to mark; has mdBook's page layout changed?",
                     page.display()
                 )
             })?;
-            if marked != text {
-                std::fs::write(&page, marked).map_err(|e| format!("{}: {e}", page.display()))?;
-            }
+            out = print::print_link(&out, edition).ok_or_else(|| {
+                format!(
+                    "{}: no print button; has mdBook's page layout changed?",
+                    page.display()
+                )
+            })?;
+        }
+        if out != text {
+            std::fs::write(&page, &out).map_err(|e| format!("{}: {e}", page.display()))?;
+        }
+        programs.insert(path, done.programs);
+    }
+    chunks.write(&html)?;
+    copy_mermaid(&context.root, &html)?;
+    let names: Vec<print::ChapterName> = chapters
+        .iter()
+        .filter_map(|c| {
+            c.path.as_ref().map(|p| print::ChapterName {
+                path: p.to_string_lossy().replace('\\', "/"),
+                name: c.name.clone(),
+            })
+        })
+        .collect();
+    let print = html.join("print.html");
+    if print.is_file() {
+        for (name, page) in print::editions(&read(&print)?, &names)
+            .map_err(|e| format!("{}: {e}", print.display()))?
+        {
+            let file = html.join(name);
+            std::fs::write(&file, page).map_err(|e| format!("{}: {e}", file.display()))?;
         }
     }
+    // For the browser tests: what the copy button must give for each block.
+    std::fs::create_dir_all(&context.destination)?;
+    let file = context.destination.join(PROGRAMS);
+    std::fs::write(&file, serde_json::to_string_pretty(&programs)?)
+        .map_err(|e| format!("{}: {e}", file.display()))?;
     index(&html)
 }
 
-/// The `.html` files under `dir`, recursively.
-fn html_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    if !dir.is_dir() {
-        return Ok(out);
+/// Where theme/diagrams.js loads mermaid.js from, under the HTML book.
+pub const MERMAID: &str = "vendor/mermaid.min.js";
+
+/// Copies mdbook-mermaid's copy of mermaid.js, which tools/book-tools
+/// writes to `theme/vendor/`, into the built book: theme/diagrams.js loads
+/// it on pages with diagrams only, so it is not one of mdBook's
+/// `additional-js` (which every page loads).
+fn copy_mermaid(root: &Path, html: &Path) -> Result<()> {
+    let from = root.join("theme").join(MERMAID);
+    let to = html.join(MERMAID);
+    std::fs::create_dir_all(to.parent().expect("a file in a folder"))?;
+    std::fs::copy(&from, &to)
+        .map_err(|e| format!("{}: {e}; tools/book-tools writes it", from.display()))?;
+    Ok(())
+}
+
+/// The file, in this renderer's own output folder, that lists each chapter
+/// page's Rust blocks as whole programs (what the copy button gives), by
+/// the chapter's source path. It is not part of the HTML book.
+pub const PROGRAMS: &str = "programs.json";
+
+fn read(page: &Path) -> Result<String> {
+    std::fs::read_to_string(page).map_err(|e| format!("{}: {e}", page.display()).into())
+}
+
+/// The programs a chapter page's Rust blocks stood for, before their hidden
+/// lines were moved out, must be the programs the book's tests compile:
+/// those [`program`] makes of the chapter's Markdown (as preprocessed for
+/// this renderer, as for the HTML one). mdBook drops the last line's
+/// newline in the page; nothing else may differ.
+fn check_programs(path: &str, markdown: &str, from_page: &[String]) -> Result<()> {
+    let blocks =
+        rust_blocks(markdown).map_err(|(offset, e)| format!("{path} at byte {offset}: {e}"))?;
+    if blocks.len() != from_page.len() {
+        return Err(format!(
+            "{path}: {} Rust blocks in the Markdown, {} on the page",
+            blocks.len(),
+            from_page.len()
+        )
+        .into());
     }
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for entry in entries {
-        let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
-        if path.is_dir() {
-            out.extend(html_files(&path)?);
-        } else if path.extension().is_some_and(|e| e == "html") {
-            out.push(path);
+    for (index, (block, shown)) in blocks.iter().zip(from_page).enumerate() {
+        let tested = program(block).map_err(|e| format!("{path}: {e}"))?.program;
+        if tested.trim_end_matches('\n') != shown.trim_end_matches('\n') {
+            return Err(format!(
+                "{path}: Rust block {} on the page is not the program the tests compile",
+                index + 1
+            )
+            .into());
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// One page of an edition, with its language, the part Pagefind indexes,
 /// and hidden code lines kept out of the index; `None` if the page has no
 /// `<html lang="…">` or no `<main>` to mark.
 pub fn mark_page(html: &str, edition: Edition) -> Option<String> {
-    const ATTRIBUTE: &str = "<html lang=\"";
-    let value = html.find(ATTRIBUTE)? + ATTRIBUTE.len();
-    let len = html[value..].find('"')?;
-    let out = format!(
-        "{}{}{}",
-        &html[..value],
-        edition.lang(),
-        &html[value + len..]
-    );
+    let out = print::set_lang(html, edition.lang()).ok()?;
     let out = if out.contains("<main data-pagefind-body>") {
         out
     } else if out.contains("<main>") {
