@@ -60,10 +60,16 @@ fn book_tools_reads_each_pin_from_its_own_line() {
         .unwrap();
     for (key, value) in tools {
         let line = format!("{key} = \"{}\"", value.as_str().unwrap());
-        assert!(body.lines().any(|l| l == line), "Cargo.toml: write `{line}` on a line of its own");
+        assert!(
+            body.lines().any(|l| l == line),
+            "Cargo.toml: write `{line}` on a line of its own"
+        );
     }
     let script = std::fs::read_to_string(common::root().join("tools/book-tools")).unwrap();
     for key in tools.keys() {
-        assert!(script.contains(&format!("pin {key})")), "tools/book-tools does not use {key}");
+        assert!(
+            script.contains(&format!("pin {key})")),
+            "tools/book-tools does not use {key}"
+        );
     }
 }

@@ -7,13 +7,12 @@
 //! charts are what the committed run gives is `bench-report`'s test,
 //! `tools/bench-report/tests/committed.rs`.)
 
+mod common;
+
+use common::root;
 use mdbook_asyncbook::bench::{self, CHART_DIR, Results};
 use mdbook_asyncbook::markdown::line_of;
-use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use std::path::PathBuf;
 
 /// Chapter 10, in both editions.
 const CHAPTER_10: [&str; 2] = ["src/ja/ch10-measuring.md", "src/zh/ch10-measuring.md"];
