@@ -5,10 +5,8 @@
 //! mdBook renders it.
 //!
 //! skeptic compiles each program with `rustc` against this package's
-//! dependencies and runs it. skeptic picks the newest edition it knows
-//! (2021), so `.cargo/config.toml` points `RUSTC` at
-//! `tools/booktest/rustc-edition-2024`, which passes `--edition=2024`
-//! instead; `blocks_compile_as_edition_2024` proves that it did.
+//! dependencies, as edition 2024 (see ARCHITECTURE.md, "The edition-2024
+//! wrapper"), and runs it.
 //!
 //! The same binary checks that every output the book shows is what the
 //! program prints (`outputs`): its demos sleep like the blocks' do, and
@@ -25,7 +23,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 mod copies;
 mod outputs;
 
-/// How a block is checked; see `src/blocks.rs`.
+/// How a block is checked; see `Mode` in `tools/mdbook-asyncbook/src/program.rs`.
 #[derive(PartialEq)]
 enum Mode {
     Run,
@@ -237,7 +235,7 @@ fn copies_leave_out_only_tests_loom_code_and_unneeded_modules() {
 }
 
 /// `Future` is in the prelude from edition 2024 on: this compiles only if
-/// the blocks really are compiled as 2024 (see the module comment).
+/// the blocks really are compiled as 2024 (see ARCHITECTURE.md).
 #[test]
 fn blocks_compile_as_edition_2024() {
     let program = "fn main() { fn takes(_: impl Future<Output = ()>) {} takes(async {}); }";
