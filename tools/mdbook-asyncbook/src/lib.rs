@@ -4,7 +4,9 @@
 //!   writes each code block's hidden frame ([`frame`]), fills the appendices
 //!   from `data/` ([`appendix`], [`listing_files`]) and captions code
 //!   fragments ([`captions`]); the renderer ([`render`]) gives each edition
-//!   its language and builds the Pagefind index. The preprocessor also
+//!   its language, moves hidden code lines out of the pages ([`hidden`]),
+//!   writes one print page per edition ([`print`]) and builds the Pagefind
+//!   index. The preprocessor also
 //!   writes chapter 10's measurements in place of `{{#bench …}}`
 //!   ([`bench`](mod@bench)), from `data/bench/results.toml`, which
 //!   `tools/bench-report` writes from a benchmark run, with its charts.
@@ -12,7 +14,7 @@
 //!   the program a reader gets, [`directives`] and [`markdown`] read
 //!   chapters the way mdBook does.
 //!
-//! The README's section for authors says how chapters use it.
+//! CONTRIBUTING.md says how chapters use it; ARCHITECTURE.md how it works.
 
 pub mod appendix;
 pub mod bench;
