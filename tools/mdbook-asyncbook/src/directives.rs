@@ -3,7 +3,8 @@
 //! mdBook's `links` preprocessor expands `{{#include}}`, `{{#rustdoc_include}}`,
 //! `{{#playground}}` and `{{#title}}`; this plug-in adds `{{#glossary}}`,
 //! `{{#pitfalls}}`, `{{#listings GROUP}}` and `{{#bench …}}` (see
-//! [`Bench`]), and leaves every other name alone, as mdBook's `links` does.
+//! [`Bench`]). Every other name would stay on the page as written (mdBook's
+//! `links` leaves it alone): the preprocessor rejects it, naming its line.
 //! Everything here that needs to
 //! know which directives a text holds — captions, hidden frames, the
 //! appendices and the book's checks — asks this module, which matches them

@@ -12,11 +12,11 @@
 
 use crate::appendix::{self, Chapter};
 use crate::bench::{self, Results};
-use crate::directives::directives;
+use crate::directives::{BENCH, check_includes, directives};
 use crate::edition::Edition;
 use crate::frame::{Copies, Frames};
 use crate::markdown::{fences, line_of};
-use crate::{Result, captions, data, listing_files};
+use crate::{Result, captions, data, listing_files, program};
 use mdbook_preprocessor::book::{Book, BookItem};
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
 use std::path::Path;
@@ -25,6 +25,11 @@ use std::path::Path;
 pub const GLOSSARY: &str = "glossary";
 /// Replaced by the pitfalls of the page's edition.
 pub const PITFALLS: &str = "pitfalls";
+
+/// The directives mdBook's `links` preprocessor expands after this one.
+const MDBOOK_DIRECTIVES: [&str; 4] = ["include", "rustdoc_include", "playground", "title"];
+/// The directives this preprocessor expands.
+const OWN_DIRECTIVES: [&str; 4] = [GLOSSARY, PITFALLS, listing_files::DIRECTIVE, BENCH];
 
 /// The book's preprocessor, as mdBook's `Preprocessor`.
 #[derive(Debug, Default)]
@@ -155,6 +160,9 @@ struct Page<'a> {
 
 impl Page<'_> {
     fn process(&self, content: &str, edition: Option<(Edition, &[Chapter])>) -> Result<String> {
+        self.check(content).map_err(|(offset, e)| {
+            format!("src/{}:{}: {e}", self.path, line_of(content, offset))
+        })?;
         // The measurements first: they change no line (a `{{#bench}}` is on
         // one line), so the line numbers below are still the author's.
         let content = &bench::expand(content, self.results).map_err(|(offset, e)| {
@@ -207,6 +215,42 @@ impl Page<'_> {
         self.frames
             .expand_includes(&captioned, self.dir)
             .map_err(|e| format!("src/{}: {e}", self.path).into())
+    }
+
+    /// What mdBook would let through and the book forbids, as
+    /// `(byte offset, message)`: an include of a missing file or anchor
+    /// (mdBook logs it and carries on, or shows nothing), a directive that
+    /// neither mdBook nor the plug-in knows (it would stay on the page as
+    /// written), and a ```rust block with `ignore` or another attribute the
+    /// book's tests do not accept ([`program::program`]: every block is
+    /// tested).
+    fn check(&self, content: &str) -> std::result::Result<(), (usize, String)> {
+        if let Some(problem) = check_includes(content, &self.root.join(self.dir))
+            .into_iter()
+            .next()
+        {
+            return Err(problem);
+        }
+        for directive in directives(content) {
+            if !MDBOOK_DIRECTIVES.contains(&directive.name)
+                && !OWN_DIRECTIVES.contains(&directive.name)
+            {
+                return Err((
+                    directive.range.start,
+                    format!(
+                        "unknown directive `{}`: mdBook's are {}; the plug-in's are {} \
+                         (write `\\{{{{#…}}}}` to show one as text)",
+                        &content[directive.range.clone()],
+                        MDBOOK_DIRECTIVES.join(", "),
+                        OWN_DIRECTIVES.join(", "),
+                    ),
+                ));
+            }
+        }
+        for block in program::rust_blocks(content)? {
+            program::program(&block).map_err(|e| (block.offset, e))?;
+        }
+        Ok(())
     }
 
     /// The content with every ```rust block's hidden frame written in.
