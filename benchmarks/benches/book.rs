@@ -1,7 +1,9 @@
-//! `cargo bench -p benchmarks`: every group of chapter 10 in one run.
-//! A filter runs some of them: `cargo bench -p benchmarks -- ping_pong`.
+//! `cargo bench -p benchmarks --bench book`: chapter 10's criterion
+//! groups. Criterion reads this target's command line itself: a filter
+//! (`-- ping_pong`), `--test` (each benchmark once), its options
+//! (`-- --warm-up-time 0.5`). The groups measured by hand are the other
+//! target, `hand`; `cargo bench -p benchmarks` runs both.
 
-use benchmarks::support::{self, HandGroup};
 use criterion::Criterion;
 use std::time::Duration;
 
@@ -17,18 +19,5 @@ fn main() {
     benchmarks::ping_pong::bench(&mut criterion);
     benchmarks::wake_many::bench(&mut criterion);
     benchmarks::parts::bench(&mut criterion);
-    let quick = support::quick();
-    hand_group("timers", || benchmarks::timers::run(quick));
-    hand_group("echo", || benchmarks::echo::run(quick));
     criterion.final_summary();
-}
-
-/// Runs the hand-measured group `name` with `run`, lists it (`--list`,
-/// in criterion's format), or skips it (not selected, or `--ignored`).
-fn hand_group(name: &str, run: impl FnOnce()) {
-    match support::hand_group(name) {
-        HandGroup::Run => run(),
-        HandGroup::List => println!("{name}: benchmark"),
-        HandGroup::Skip => {}
-    }
 }

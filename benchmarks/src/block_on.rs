@@ -38,13 +38,15 @@ use std::sync::mpsc;
 use std::task::{Context, Poll, Waker};
 use std::thread;
 
+use bench_results::ids::BLOCK_ON_CASES;
+use bench_results::{Group, Impl};
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion};
 
 /// The group `block_on/<implementation>/<case>`.
 pub fn bench(c: &mut Criterion) {
     let helper = WakerThread::start();
-    let mut group = c.benchmark_group("block_on");
+    let mut group = c.benchmark_group(Group::BlockOn.name());
     cases::<BookCh06>(&mut group, &helper);
     cases::<BookCh10Parker>(&mut group, &helper);
     cases::<BookCh10>(&mut group, &helper);
@@ -56,19 +58,21 @@ pub fn bench(c: &mut Criterion) {
 
 /// The three cases for implementation `B`.
 fn cases<B: BlockOn>(group: &mut BenchmarkGroup<'_, WallTime>, helper: &WakerThread) {
-    group.bench_function(BenchmarkId::new(B::ID, "ready"), |b| {
+    let [ready, once, thread] = BLOCK_ON_CASES;
+    let id = |case| BenchmarkId::new(B::ID.id(), case);
+    group.bench_function(id(ready), |b| {
         b.iter(|| {
             let output = B::block_on(std::future::ready(black_box(42u64)));
             assert_eq!(black_box(output), 42, "{}: the output", B::ID);
         });
     });
-    group.bench_function(BenchmarkId::new(B::ID, "once"), |b| {
+    group.bench_function(id(once), |b| {
         b.iter(|| {
             let polls = B::block_on(black_box(WakesItselfOnce { polls: 0 }));
             assert_eq!(black_box(polls), 2, "{}: two polls", B::ID);
         });
     });
-    group.bench_function(BenchmarkId::new(B::ID, "thread"), |b| {
+    group.bench_function(id(thread), |b| {
         b.iter(|| {
             let future = WokenFromThread {
                 helper,
@@ -92,8 +96,8 @@ fn cases<B: BlockOn>(group: &mut BenchmarkGroup<'_, WallTime>, helper: &WakerThr
 
 /// A `block_on`, as one implementation provides it.
 trait BlockOn {
-    /// The implementation's id: the chart label and the report's key.
-    const ID: &'static str;
+    /// The implementation: the chart label and the report's key.
+    const ID: Impl;
 
     /// Runs `future` to completion on this thread.
     fn block_on<F: Future>(future: F) -> F::Output;
@@ -103,7 +107,7 @@ trait BlockOn {
 struct BookCh06;
 
 impl BlockOn for BookCh06 {
-    const ID: &'static str = "book-ch06";
+    const ID: Impl = Impl::BookCh06;
 
     fn block_on<F: Future>(future: F) -> F::Output {
         listings::block_on::block_on(future)
@@ -114,7 +118,7 @@ impl BlockOn for BookCh06 {
 struct BookCh10Parker;
 
 impl BlockOn for BookCh10Parker {
-    const ID: &'static str = "book-ch10-parker";
+    const ID: Impl = Impl::BookCh10Parker;
 
     fn block_on<F: Future>(future: F) -> F::Output {
         listings::fast_block_on::block_on_uncached(future)
@@ -125,7 +129,7 @@ impl BlockOn for BookCh10Parker {
 struct BookCh10;
 
 impl BlockOn for BookCh10 {
-    const ID: &'static str = "book-ch10";
+    const ID: Impl = Impl::BookCh10;
 
     fn block_on<F: Future>(future: F) -> F::Output {
         listings::fast_block_on::block_on(future)
@@ -136,7 +140,7 @@ impl BlockOn for BookCh10 {
 struct Pollster;
 
 impl BlockOn for Pollster {
-    const ID: &'static str = "pollster";
+    const ID: Impl = Impl::Pollster;
 
     fn block_on<F: Future>(future: F) -> F::Output {
         pollster::block_on(future)
@@ -147,7 +151,7 @@ impl BlockOn for Pollster {
 struct Futures;
 
 impl BlockOn for Futures {
-    const ID: &'static str = "futures";
+    const ID: Impl = Impl::Futures;
 
     fn block_on<F: Future>(future: F) -> F::Output {
         futures::executor::block_on(future)
@@ -158,7 +162,7 @@ impl BlockOn for Futures {
 struct FuturesLite;
 
 impl BlockOn for FuturesLite {
-    const ID: &'static str = "futures-lite";
+    const ID: Impl = Impl::FuturesLite;
 
     fn block_on<F: Future>(future: F) -> F::Output {
         futures_lite::future::block_on(future)

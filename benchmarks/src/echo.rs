@@ -54,16 +54,18 @@
 //! machine's two cores: the numbers compare servers under the same
 //! client, they are not the servers' limits.
 //!
-//! The report, `echo.json` (see [`measure::write_report`]): `quick`,
+//! The report, `echo.json` (see [`measure::write_report`]; its schema is
+//! `bench_results::raw::Echo`, which the report reads): `quick`,
 //! `problems` (a server that did not start or whose thread failed, a point
 //! that failed, connections that ended with an error on the server, fewer
 //! connections accepted than made, a leaked descriptor or thread), the
 //! parameters `message_bytes`, `seconds` (T), `warm_up_seconds`, `runs`
 //! (each point is measured that many times; every metric is the median of
 //! the runs) and `connections` (the values of C), and `results`, one object per
-//! (implementation, C), implementations in the order above: `impl`,
-//! `connections`, and either `error` or `round_trips`,
-//! `throughput_mib_s`, `p50_us`, `p99_us`.
+//! (implementation, C), implementations in the order above (a server that
+//! did not start has every point failed): `impl`, `connections`, and
+//! either `error` or `round_trips`, `throughput_mib_s`, `p50_us`,
+//! `p99_us`.
 
 use std::future::Future;
 use std::io;
@@ -77,12 +79,12 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use async_executor::LocalExecutor;
+use bench_results::raw::{self, EchoMeasures, EchoResult, Outcome};
 use futures::channel::oneshot;
 use futures::future::select;
 use listings::async_fd::Async;
 use listings::echo::{Config, Stats, serve};
 use listings::runtime::Runtime;
-use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::measure::{self, rounded};
@@ -101,13 +103,13 @@ impl Impl {
     /// Every implementation, in the order they run and are reported.
     const ALL: [Impl; 4] = [Impl::BookCh09, Impl::BookCh10, Impl::Tokio, Impl::AsyncIo];
 
-    /// The chart label and the report's key.
-    fn id(self) -> &'static str {
+    /// Its name, in the report and the charts.
+    fn id(self) -> bench_results::Impl {
         match self {
-            Impl::BookCh09 => "book-ch09",
-            Impl::BookCh10 => "book-ch10",
-            Impl::Tokio => "tokio",
-            Impl::AsyncIo => "async-io",
+            Impl::BookCh09 => bench_results::Impl::BookCh09,
+            Impl::BookCh10 => bench_results::Impl::BookCh10,
+            Impl::Tokio => bench_results::Impl::Tokio,
+            Impl::AsyncIo => bench_results::Impl::AsyncIo,
         }
     }
 }
@@ -141,6 +143,17 @@ impl Point {
             throughput_mib_s: of(|p| p.throughput_mib_s),
             p50_us: of(|p| p.p50_us),
             p99_us: of(|p| p.p99_us),
+        }
+    }
+
+    /// As the report has it, rounded: the measurements are not that
+    /// precise anyway.
+    fn measures(&self) -> EchoMeasures {
+        EchoMeasures {
+            round_trips: self.round_trips,
+            throughput_mib_s: rounded(self.throughput_mib_s, 2),
+            p50_us: rounded(self.p50_us, 1),
+            p99_us: rounded(self.p99_us, 1),
         }
     }
 }
@@ -191,7 +204,16 @@ pub fn run(quick: bool) {
             Ok(server) => server,
             Err(e) => {
                 problem(format!("{name}: the server did not start: {e}"));
-                results.push(json!({ "impl": name, "error": format!("server start: {e}") }));
+                // Every point of it failed.
+                for &connections in connection_counts {
+                    results.push(EchoResult {
+                        implementation: name,
+                        connections: connections as u64,
+                        outcome: Outcome::Failed {
+                            error: format!("server start: {e}"),
+                        },
+                    });
+                }
                 continue;
             }
         };
@@ -211,30 +233,25 @@ pub fn run(quick: bool) {
                 })
                 .collect::<Result<Vec<Point>, String>>()
                 .map(Point::median);
-            match outcome {
+            let outcome = match outcome {
                 Ok(point) => {
                     connections_made += connections as u64;
-                    results.push(json!({
-                        "impl": name,
-                        "connections": connections,
-                        "round_trips": point.round_trips,
-                        "throughput_mib_s": rounded(point.throughput_mib_s, 2),
-                        "p50_us": rounded(point.p50_us, 1),
-                        "p99_us": rounded(point.p99_us, 1),
-                    }));
+                    let measures = point.measures();
                     rows.push((name, connections, point));
+                    Outcome::Measured(measures)
                 }
                 Err(error) => {
                     problem(format!(
                         "{name}, {connections} connections: FAILED: {error}"
                     ));
-                    results.push(json!({
-                        "impl": name,
-                        "connections": connections,
-                        "error": error,
-                    }));
+                    Outcome::Failed { error }
                 }
-            }
+            };
+            results.push(EchoResult {
+                implementation: name,
+                connections: connections as u64,
+                outcome,
+            });
         }
         match server.stop() {
             Ok(counts) => {
@@ -263,18 +280,23 @@ pub fn run(quick: bool) {
     }
     drop(client);
     print_table(&rows);
-    let report = json!({
-        "message_bytes": MESSAGE,
-        "seconds": seconds.as_secs_f64(),
-        "warm_up_seconds": warm_up.as_secs_f64(),
-        "runs": runs,
-        "connections": connection_counts,
-        "results": results,
-    });
-    let path = measure::write_report("echo.json", quick, &problems, report);
+    let report = raw::Echo {
+        quick,
+        problems,
+        message_bytes: MESSAGE as u64,
+        seconds: seconds.as_secs_f64(),
+        warm_up_seconds: warm_up.as_secs_f64(),
+        runs,
+        connections: connection_counts.iter().map(|&c| c as u64).collect(),
+        results,
+    };
+    let path = measure::write_report(&report);
     println!("echo: wrote {}", path.display());
-    if !problems.is_empty() {
-        println!("echo: {} problem(s), listed in the report", problems.len());
+    if !report.problems.is_empty() {
+        println!(
+            "echo: {} problem(s), listed in the report",
+            report.problems.len()
+        );
     }
 }
 
@@ -663,7 +685,7 @@ fn async_io_server(ready: &Ready, stopped: oneshot::Receiver<()>) -> Counts {
     counts.counts()
 }
 
-fn print_table(rows: &[(&str, usize, Point)]) {
+fn print_table(rows: &[(bench_results::Impl, usize, Point)]) {
     println!(
         "{:<10} {:>6} {:>12} {:>9} {:>9} {:>9}",
         "impl", "conns", "round trips", "MiB/s", "p50 µs", "p99 µs"
@@ -698,5 +720,77 @@ mod tests {
             book.contains(&allocation),
             "no `{allocation}` in the book's server"
         );
+    }
+
+    #[test]
+    fn the_group_runs_the_servers_the_report_expects_in_its_order() {
+        assert_eq!(Impl::ALL.map(Impl::id), bench_results::ids::ECHO);
+    }
+
+    #[test]
+    fn the_report_collects_what_the_group_writes() {
+        let point = |round_trips, throughput_mib_s, p99_us| Point {
+            round_trips,
+            throughput_mib_s,
+            p50_us: 100.04,
+            p99_us,
+        };
+        let median = Point::median(vec![
+            point(100, 7.016, 200.0),
+            point(300, 9.0, 900.0),
+            point(200, 8.0, 300.0),
+        ]);
+        let report = raw::Echo {
+            quick: true,
+            problems: Vec::new(),
+            message_bytes: MESSAGE as u64,
+            seconds: 2.0,
+            warm_up_seconds: 0.5,
+            runs: 3,
+            connections: vec![1, 100],
+            results: vec![
+                EchoResult {
+                    implementation: Impl::BookCh10.id(),
+                    connections: 1,
+                    outcome: Outcome::Measured(median.measures()),
+                },
+                EchoResult {
+                    implementation: Impl::BookCh10.id(),
+                    connections: 100,
+                    outcome: Outcome::Failed {
+                        error: "connect timed out".into(),
+                    },
+                },
+            ],
+        };
+        let target = std::env::temp_dir().join(format!("benchmarks-echo-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&target);
+        measure::write_report_to(&target.join("bench-raw"), &report).unwrap();
+        let bundle = bench_report::Bundle::from_target(&target).unwrap();
+        std::fs::remove_dir_all(&target).unwrap();
+        let collected = bench_report::collect(&bundle).unwrap();
+        let value = |id: &str| {
+            collected
+                .measures
+                .iter()
+                .find(|m| m.id == id)
+                .map(|m| m.value)
+        };
+        assert_eq!(value("echo/throughput-1/book-ch10"), Some(8.0));
+        assert_eq!(value("echo/p50-1/book-ch10"), Some(100.0));
+        assert_eq!(value("echo/p99-1/book-ch10"), Some(300.0));
+        assert_eq!(value("echo/param/message-bytes"), Some(1024.0));
+        assert_eq!(value("echo/param/seconds"), Some(2.0));
+        assert_eq!(value("echo/p99-100/book-ch10"), None);
+        for problem in [
+            "echo.json: a quick run (`-- --test` or BENCH_QUICK=1), with a quick run's sizes",
+            "echo.json: book-ch10 with 100 connections failed: connect timed out",
+        ] {
+            assert!(
+                collected.problems.iter().any(|p| p == problem),
+                "{problem} in {:#?}",
+                collected.problems
+            );
+        }
     }
 }

@@ -33,13 +33,14 @@
 
 use std::future::Future;
 
+use bench_results::Impl;
 use futures::executor::{LocalPool, LocalSpawner};
 use futures::task::LocalSpawnExt;
 
 /// An executor as the task groups drive it.
 pub trait Executor {
-    /// The implementation's id: the chart label and the report's key.
-    const ID: &'static str;
+    /// The implementation: the chart label and the report's key.
+    const ID: Impl;
 
     /// Builds what the benchmark reuses from one iteration to the next.
     fn new() -> Self;
@@ -60,7 +61,8 @@ pub trait Visit {
     fn visit<E: Executor>(&mut self);
 }
 
-/// Runs `visit` for every executor, in the order of the charts.
+/// Runs `visit` for every executor, in the order of the charts
+/// (`bench_results::ids::EXECUTORS`).
 pub fn each(visit: &mut impl Visit) {
     visit.visit::<BookCh03>();
     visit.visit::<BookCh03Fixed>();
@@ -77,7 +79,7 @@ pub fn each(visit: &mut impl Visit) {
 pub struct BookCh03;
 
 impl Executor for BookCh03 {
-    const ID: &'static str = "book-ch03";
+    const ID: Impl = Impl::BookCh03;
 
     fn new() -> Self {
         BookCh03
@@ -111,7 +113,7 @@ impl Executor for BookCh03 {
 pub struct BookCh03Fixed;
 
 impl Executor for BookCh03Fixed {
-    const ID: &'static str = "book-ch03-fixed";
+    const ID: Impl = Impl::BookCh03Fixed;
 
     fn new() -> Self {
         BookCh03Fixed
@@ -154,7 +156,7 @@ pub struct BookCh09 {
 }
 
 impl Executor for BookCh09 {
-    const ID: &'static str = "book-ch09";
+    const ID: Impl = Impl::BookCh09;
 
     fn new() -> Self {
         let rt = listings::runtime::Runtime::new().expect("an epoll runtime");
@@ -178,7 +180,7 @@ pub struct BookCh10 {
 }
 
 impl Executor for BookCh10 {
-    const ID: &'static str = "book-ch10";
+    const ID: Impl = Impl::BookCh10;
 
     fn new() -> Self {
         let rt = listings::runtime::Runtime::with_io_interval(61).expect("an epoll runtime");
@@ -201,7 +203,7 @@ pub struct AsyncExecutor {
 }
 
 impl Executor for AsyncExecutor {
-    const ID: &'static str = "async-executor";
+    const ID: Impl = Impl::AsyncExecutor;
 
     fn new() -> Self {
         AsyncExecutor {
@@ -234,7 +236,7 @@ pub struct Tokio {
 }
 
 impl Executor for Tokio {
-    const ID: &'static str = "tokio";
+    const ID: Impl = Impl::Tokio;
 
     fn new() -> Self {
         let rt = super::support::tokio_current_thread().expect("a tokio runtime");
@@ -265,7 +267,7 @@ pub struct Futures {
 }
 
 impl Executor for Futures {
-    const ID: &'static str = "futures";
+    const ID: Impl = Impl::Futures;
 
     fn new() -> Self {
         let pool = LocalPool::new();
@@ -282,5 +284,23 @@ impl Executor for Futures {
             self.spawner.spawn_local(task).expect("the pool is alive");
         }
         self.pool.run();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_executor_is_visited_in_the_order_the_report_expects() {
+        struct Ids(Vec<Impl>);
+        impl Visit for Ids {
+            fn visit<E: Executor>(&mut self) {
+                self.0.push(E::ID);
+            }
+        }
+        let mut ids = Ids(Vec::new());
+        each(&mut ids);
+        assert_eq!(ids.0, bench_results::ids::EXECUTORS);
     }
 }

@@ -4,21 +4,24 @@
 //! Each group of the chapter is a module. The micro-benchmarks
 //! ([`block_on`], [`spawn`], [`ping_pong`], [`wake_many`], and [`parts`],
 //! the cost of single primitives that explains the others) run under
-//! criterion, which writes its estimates to `target/criterion/`; the task
-//! groups run every executor through one trait ([`executors`]). The
-//! timers and the echo server are measured by hand ([`timers`], [`echo`]):
-//! what they report (lateness percentiles, peak memory, latency) is not a
-//! time per iteration. They write JSON reports to `target/bench-raw/`
-//! (helpers in [`measure`]), or, in a quick run, to
+//! criterion (the bench target `book`), which writes its estimates to
+//! `target/criterion/`; the task groups run every executor through one
+//! trait ([`executors`]). The timers and the echo server are measured by
+//! hand ([`timers`], [`echo`]; the bench target `hand`, whose command line
+//! is [`support::HandArgs`]): what they report (lateness percentiles, peak
+//! memory, latency) is not a time per iteration. They write JSON reports
+//! to `target/bench-raw/` (helpers in [`measure`]), or, in a quick run, to
 //! `target/bench-raw/quick/`, which nothing collects. [`support`] holds
-//! what every group shares: quick mode, the command line's filter, the
-//! output directories, the task groups' sampling, the tokio runtime. The
-//! chapter's numbers and charts are made from criterion's estimates and
-//! the full run's reports by `tools/bench-report`.
+//! what every group shares: quick mode, the hand-measured groups' command
+//! line, the output directories, the task groups' sampling, the tokio
+//! runtime. The chapter's numbers and charts are made from criterion's
+//! estimates and the full run's reports by `tools/bench-report`.
 //!
-//! Implementation names, the same in every group and in the report:
-//! `book-ch02` … `book-ch10` for the book's code (the chapter that builds
-//! it), and the crate name for each library.
+//! The names of the groups and implementations (`book-ch02` …
+//! `book-ch10` for the book's code, the chapter that builds it, and the
+//! crate's name for each library) and the reports' JSON schema are
+//! `bench_results`' ([`bench_results::ids`], [`bench_results::raw`]),
+//! which the report reads with: nothing is spelt twice.
 
 pub mod block_on;
 pub mod echo;

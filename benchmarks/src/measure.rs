@@ -3,7 +3,7 @@
 //! descriptors as Linux's `/proc` reports them, waiting for them to settle,
 //! starting async-io's thread, and writing a group's JSON report (to
 //! [`super::support::raw_dir`], or [`super::support::quick_raw_dir`] for a
-//! quick run).
+//! quick run) in the schema the report reads (`bench_results::raw`).
 
 use std::fs;
 use std::io;
@@ -12,6 +12,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Once};
 use std::thread;
 use std::time::{Duration, Instant};
+
+use bench_results::raw::{GroupFile, RawFile};
 
 use super::support;
 
@@ -250,46 +252,41 @@ impl Sampler {
     }
 }
 
-/// Writes a hand-measured group's report, `name` (`timers.json`,
-/// `echo.json`), and returns its path. `fields` (an object: the group's
-/// parameters and results) gets two fields more, which the collector
-/// (`tools/bench-report`) checks before it takes any number:
-/// - `"quick"`: whether this is a quick run; a quick run's report goes to
+/// Writes a hand-measured group's report (`timers.json`, `echo.json`, in
+/// the schema `bench_results::raw` gives them, which the collector,
+/// `tools/bench-report`, reads) and returns its path. Before any number,
+/// the collector checks the report's two common fields:
+/// - `quick`: whether this is a quick run; a quick run's report goes to
 ///   [`support::quick_raw_dir`], a full run's to [`support::raw_dir`];
-/// - `"problems"`: what went wrong during the run, in words (a failed
+/// - `problems`: what went wrong during the run, in words (a failed
 ///   implementation, a leak, an early timer…), empty when healthy.
 ///
 /// A report that cannot be written ends the run with a panic: a run that
 /// silently leaves an old report in place would be worse.
-pub fn write_report(
-    name: &str,
-    quick: bool,
-    problems: &[String],
-    fields: serde_json::Value,
-) -> PathBuf {
-    let serde_json::Value::Object(mut report) = fields else {
-        panic!("{name}: a report is a JSON object");
-    };
-    report.insert("quick".into(), quick.into());
-    report.insert("problems".into(), problems.into());
-    let dir = if quick {
-        support::quick_raw_dir()
-    } else {
-        support::raw_dir()
-    };
-    match write_json(&dir, name, &report.into()) {
+pub fn write_report<F: GroupFile>(report: &F) -> PathBuf {
+    let dir = report_dir(report.quick());
+    match write_report_to(&dir, report) {
         Ok(path) => path,
-        Err(e) => panic!("could not write {name} to {}: {e}", dir.display()),
+        Err(e) => panic!("could not write {} to {}: {e}", F::FILE, dir.display()),
     }
 }
 
-/// Writes `value` to `dir/name`, creating `dir`; returns the path.
-fn write_json(dir: &Path, name: &str, value: &serde_json::Value) -> io::Result<PathBuf> {
+/// Where a report goes: [`support::quick_raw_dir`] for a quick run,
+/// else [`support::raw_dir`].
+fn report_dir(quick: bool) -> PathBuf {
+    if quick {
+        support::quick_raw_dir()
+    } else {
+        support::raw_dir()
+    }
+}
+
+/// Writes `report` to `dir` (created if need be) under its file name;
+/// returns the path.
+pub fn write_report_to<F: RawFile>(dir: &Path, report: &F) -> io::Result<PathBuf> {
     fs::create_dir_all(dir)?;
-    let path = dir.join(name);
-    let mut text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
-    text.push('\n');
-    fs::write(&path, text)?;
+    let path = dir.join(F::FILE);
+    fs::write(&path, report.to_json())?;
     Ok(path)
 }
 
@@ -330,22 +327,10 @@ mod tests {
     }
 
     #[test]
-    fn a_report_carries_quick_and_problems_and_goes_to_its_directory() {
-        // Only the quick directory: a test must not touch a full run's.
-        let path = write_report(
-            "measure-test.json",
-            true,
-            &["one problem".to_owned()],
-            serde_json::json!({ "count": 3 }),
-        );
-        assert_eq!(path, support::quick_raw_dir().join("measure-test.json"));
-        let text = fs::read_to_string(&path).unwrap();
-        fs::remove_file(&path).unwrap();
-        let report: serde_json::Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(
-            report,
-            serde_json::json!({ "count": 3, "quick": true, "problems": ["one problem"] })
-        );
+    fn a_quick_runs_report_goes_where_nothing_collects_it() {
+        assert_eq!(report_dir(true), support::quick_raw_dir());
+        assert_eq!(report_dir(false), support::raw_dir());
+        assert!(support::quick_raw_dir().starts_with(support::raw_dir()));
     }
 
     #[test]

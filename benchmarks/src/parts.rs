@@ -56,6 +56,8 @@ use std::pin::Pin;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use bench_results::ids::PARTS_CASE;
+use bench_results::{Group, Part};
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion};
 use listings::epoll::{Interest, Mode, Poller};
@@ -66,7 +68,7 @@ const MAP_ENTRIES: u64 = 1_000;
 
 /// The group `parts/op/<part>`.
 pub fn bench(c: &mut Criterion) {
-    let mut group = c.benchmark_group("parts");
+    let mut group = c.benchmark_group(Group::Parts.name());
     condvar_notify(&mut group);
     mutex(&mut group);
     eventfd_write(&mut group);
@@ -80,13 +82,13 @@ pub fn bench(c: &mut Criterion) {
 }
 
 /// The id of one part: one operation per iteration.
-fn id(part: &str) -> BenchmarkId {
-    BenchmarkId::new(part, "op")
+fn id(part: Part) -> BenchmarkId {
+    BenchmarkId::new(part.id(), PARTS_CASE)
 }
 
 fn condvar_notify(group: &mut BenchmarkGroup<'_, WallTime>) {
     let condvar = Condvar::new();
-    group.bench_function(id("condvar-notify"), |b| {
+    group.bench_function(id(Part::CondvarNotify), |b| {
         // Nothing to check: a notify has no result, and nobody waits.
         b.iter(|| black_box(&condvar).notify_one());
     });
@@ -94,7 +96,7 @@ fn condvar_notify(group: &mut BenchmarkGroup<'_, WallTime>) {
 
 fn mutex(group: &mut BenchmarkGroup<'_, WallTime>) {
     let queue = Mutex::new(VecDeque::<u64>::with_capacity(16));
-    group.bench_function(id("mutex"), |b| {
+    group.bench_function(id(Part::Mutex), |b| {
         b.iter(|| {
             let id = black_box(7u64);
             // One lock around both: the queue is empty before and after,
@@ -125,7 +127,7 @@ fn eventfd_write(group: &mut BenchmarkGroup<'_, WallTime>) {
     // Every `notify` since the start, counted beside the eventfd's own
     // counter (one cell add per iteration).
     let notifies = Cell::new(0u64);
-    group.bench_function(id("eventfd-write"), |b| {
+    group.bench_function(id(Part::EventfdWrite), |b| {
         b.iter(|| {
             let notifier = black_box(&notifier);
             notifier.notify();
@@ -152,7 +154,7 @@ fn epoll_wait_0(group: &mut BenchmarkGroup<'_, WallTime>) {
     // Never notified: registered, never ready.
     let (poller, _notifier) = poller_with_an_idle_eventfd(Mode::Level);
     let mut events = Vec::with_capacity(64);
-    group.bench_function(id("epoll-wait-0"), |b| {
+    group.bench_function(id(Part::EpollWait0), |b| {
         b.iter(|| {
             black_box(&poller)
                 .wait(&mut events, black_box(Some(Duration::ZERO)))
@@ -167,7 +169,7 @@ fn epoll_ctl_mod(group: &mut BenchmarkGroup<'_, WallTime>) {
     // no data yet.
     let (poller, notifier) = poller_with_an_idle_eventfd(Mode::Oneshot);
     let mut events = Vec::with_capacity(64);
-    group.bench_function(id("epoll-ctl-mod"), |b| {
+    group.bench_function(id(Part::EpollCtlMod), |b| {
         b.iter(|| {
             black_box(&poller)
                 .modify(&notifier, black_box(0), Interest::READABLE, Mode::Oneshot)
@@ -185,7 +187,7 @@ fn epoll_ctl_mod(group: &mut BenchmarkGroup<'_, WallTime>) {
 }
 
 fn clock(group: &mut BenchmarkGroup<'_, WallTime>) {
-    group.bench_function(id("clock"), |b| {
+    group.bench_function(id(Part::Clock), |b| {
         // Nothing cheap to check that the clock could fail.
         b.iter(|| black_box(Instant::now()));
     });
@@ -193,7 +195,7 @@ fn clock(group: &mut BenchmarkGroup<'_, WallTime>) {
 
 fn hashmap_sip(group: &mut BenchmarkGroup<'_, WallTime>) {
     let mut tasks: HashMap<u64, Box<u64>> = (0..MAP_ENTRIES).map(|k| (k, Box::new(k))).collect();
-    group.bench_function(id("hashmap-sip"), |b| {
+    group.bench_function(id(Part::HashmapSip), |b| {
         b.iter(|| {
             // One key, as `poll_task` takes the task it polls out of the
             // map and puts it back (the value moves, nothing allocates).
@@ -208,7 +210,7 @@ fn hashmap_sip(group: &mut BenchmarkGroup<'_, WallTime>) {
 }
 
 fn arc_new(group: &mut BenchmarkGroup<'_, WallTime>) {
-    group.bench_function(id("arc-new"), |b| {
+    group.bench_function(id(Part::ArcNew), |b| {
         b.iter(|| {
             // 32 bytes of data, 48 with the two counters.
             let shared = Arc::new(black_box([1u64, 2, 3, 4]));
@@ -220,7 +222,7 @@ fn arc_new(group: &mut BenchmarkGroup<'_, WallTime>) {
 }
 
 fn box_pin_future(group: &mut BenchmarkGroup<'_, WallTime>) {
-    group.bench_function(id("box-pin-future"), |b| {
+    group.bench_function(id(Part::BoxPinFuture), |b| {
         b.iter(|| {
             let n = black_box(42u64);
             let task: Pin<Box<dyn Future<Output = ()>>> = Box::pin(async move {

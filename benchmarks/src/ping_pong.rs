@@ -22,6 +22,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 
+use bench_results::Group;
+use bench_results::ids::PING_PONG_TURNS;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion};
 use futures::task::AtomicWaker;
@@ -31,8 +33,12 @@ use super::support;
 
 /// The group `ping_pong/<implementation>/<n>`.
 pub fn bench(c: &mut Criterion) {
-    let n = if support::quick() { 100 } else { 10_000 };
-    let mut group = support::task_group(c, "ping_pong", n);
+    let n = if support::quick() {
+        100
+    } else {
+        PING_PONG_TURNS
+    };
+    let mut group = support::task_group(c, Group::PingPong, n);
     executors::each(&mut PingPong {
         group: &mut group,
         n,
@@ -53,7 +59,8 @@ impl Visit for PingPong<'_, '_> {
         // Reused: each game leaves both waker slots empty (the last
         // wake takes its waker, and a finished player registers none).
         let table = Arc::new(Table::default());
-        self.group.bench_function(BenchmarkId::new(E::ID, n), |b| {
+        let id = BenchmarkId::new(E::ID.id(), n);
+        self.group.bench_function(id, |b| {
             b.iter(|| {
                 table.turn.store(0, Ordering::Relaxed);
                 let turns = black_box(n);

@@ -20,6 +20,8 @@
 use std::cell::Cell;
 use std::hint::black_box;
 
+use bench_results::Group;
+use bench_results::ids::SPAWN_TASKS;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion};
 
@@ -33,8 +35,8 @@ thread_local! {
 
 /// The group `spawn/<implementation>/<n>`.
 pub fn bench(c: &mut Criterion) {
-    let n = if support::quick() { 1_000 } else { 100_000 };
-    let mut group = support::task_group(c, "spawn", n);
+    let n = if support::quick() { 1_000 } else { SPAWN_TASKS };
+    let mut group = support::task_group(c, Group::Spawn, n);
     executors::each(&mut Spawn {
         group: &mut group,
         n,
@@ -52,7 +54,8 @@ impl Visit for Spawn<'_, '_> {
     fn visit<E: Executor>(&mut self) {
         let n = self.n;
         let mut executor = E::new();
-        self.group.bench_function(BenchmarkId::new(E::ID, n), |b| {
+        let id = BenchmarkId::new(E::ID.id(), n);
+        self.group.bench_function(id, |b| {
             b.iter(|| {
                 DONE.set(0);
                 let tasks = (0..black_box(n)).map(|_| async {

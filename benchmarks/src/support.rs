@@ -1,18 +1,19 @@
-//! What every group shares: whether this is a quick smoke run, what the
-//! command line selects, where the hand-measured results go, the set-up of
-//! the task groups, and the tokio runtime every tokio user here builds.
+//! What every group shares: whether this is a quick smoke run, the
+//! hand-measured groups' command line, where their results go, the set-up
+//! of the task groups, and the tokio runtime every tokio user here builds.
 
 use std::ffi::OsStr;
 use std::io;
 use std::path::PathBuf;
 
+use bench_results::Group;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, SamplingMode, Throughput};
 
 /// True for a smoke run, in which every group runs every implementation
 /// with small sizes, only to show that it works:
 /// - `cargo bench -p benchmarks -- --test` (as CI does);
-/// - `cargo test --benches`, which runs the benchmark without `--bench`
+/// - `cargo test --benches`, which runs the benchmarks without `--bench`
 ///   (criterion then runs each benchmark once: its test mode);
 /// - `BENCH_QUICK=1`, exactly (`BENCH_QUICK=0` or an empty value is a
 ///   full run).
@@ -38,95 +39,99 @@ fn quick_from(args: impl IntoIterator<Item = String>, env: Option<&OsStr>) -> bo
     test || !bench || env == Some(OsStr::new("1"))
 }
 
-/// What to do with a hand-measured group (criterion decides for its own).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HandGroup {
-    /// Measure it.
-    Run,
-    /// `--list`: print its name as criterion prints its benchmarks'.
-    List,
-    /// Not selected, or `--ignored` (criterion then runs nothing).
-    Skip,
-}
-
-/// What the command line asks of the hand-measured group `group`.
-pub fn hand_group(group: &str) -> HandGroup {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let flag = |name: &str| args.iter().any(|arg| arg == name);
-    if flag("--ignored") || !selected(group) {
-        HandGroup::Skip
-    } else if flag("--list") {
-        HandGroup::List
-    } else {
-        HandGroup::Run
-    }
-}
-
-/// True when the command line's filter selects the hand-measured group
-/// `group`, or there is no filter.
+/// The command line of the hand-measured groups' target
+/// (`benches/hand.rs`, a plain `main`): criterion never sees it, and it
+/// takes none of criterion's options.
 ///
-/// Criterion reads its filter (its one free argument) as a regular
-/// expression matched against `group/function/parameter`; this reads it
-/// as a `|`-separated list of substrings, which covers the filters one
-/// types (`timers`, `echo`, `timers|echo`, `ping_pong|parts`) without a
-/// regex engine. It selects `group` when one of them is part of the
-/// group's name (`tim` selects `timers`), or names something inside the
-/// group (`timers/book-ch07` runs the whole group: a hand-measured group
-/// cannot run part of itself). An empty alternative (`timers|`) selects
-/// everything, as it does for criterion. The values of criterion's options
-/// (`--warm-up-time 0.2`) are not filters.
-pub fn selected(group: &str) -> bool {
-    match filter() {
-        None => true,
-        Some(filter) => filter.split('|').any(|part| {
-            group.contains(part)
-                || part
-                    .strip_prefix(group)
-                    .is_some_and(|rest| rest.starts_with('/'))
-        }),
-    }
+/// ```text
+/// hand [--bench] [--test] [--list] [--ignored] [FILTER...]
+/// ```
+///
+/// - `--bench`: cargo's, for `cargo bench`; without it (`cargo test
+///   --benches`) or with `--test`, the run is a quick one ([`quick`]);
+/// - `--list`: prints the selected groups, as criterion lists its
+///   benchmarks (`timers: benchmark`), and runs nothing;
+/// - `--ignored`: runs nothing (no group is ignored), as criterion does;
+/// - a filter selects the groups it names. Each is a `|`-separated list
+///   of alternatives, which covers the filters one types for criterion's
+///   target as well (`timers`, `timers|echo`, `ping_pong|parts`): an
+///   alternative selects a group when it is part of the group's name
+///   (`tim` selects `timers`) or names something inside it
+///   (`timers/book-ch07` runs the whole group: a hand-measured group
+///   cannot run part of itself), and an empty one (`timers|`) selects
+///   everything. Without a filter every group runs.
+///
+/// Any other option is an error, naming criterion's target for
+/// criterion's options: `cargo bench -p benchmarks -- --warm-up-time 0.5`
+/// is for `--bench book`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandArgs {
+    /// A quick run ([`quick`]'s rule).
+    pub quick: bool,
+    /// `--list`.
+    pub list: bool,
+    /// `--ignored`.
+    pub ignored: bool,
+    /// The filters, as typed.
+    pub filters: Vec<String>,
 }
 
-/// Criterion's filter: the first argument that is neither an option nor
-/// the value of one, as criterion's command line parser finds it.
-fn filter() -> Option<String> {
-    /// Criterion's options that take a value in the next argument
-    /// (unless written `--option=value`).
-    const WITH_VALUE: &[&str] = &[
-        "-c",
-        "--color",
-        "--colour",
-        "-s",
-        "--save-baseline",
-        "-b",
-        "--baseline",
-        "--baseline-lenient",
-        "--format",
-        "--profile-time",
-        "--load-baseline",
-        "--sample-size",
-        "--warm-up-time",
-        "--measurement-time",
-        "--nresamples",
-        "--noise-threshold",
-        "--confidence-level",
-        "--significance-level",
-        "--plotting-backend",
-        "--output-format",
-    ];
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        if arg == "--" {
-            // Everything after is free.
-            return args.next();
-        }
-        if WITH_VALUE.contains(&arg.as_str()) {
-            args.next();
-        } else if !arg.starts_with('-') {
-            return Some(arg);
-        }
+impl HandArgs {
+    /// This process's command line and `BENCH_QUICK`.
+    pub fn from_env() -> Result<HandArgs, String> {
+        HandArgs::parse(
+            std::env::args().skip(1),
+            std::env::var_os("BENCH_QUICK").as_deref(),
+        )
     }
-    None
+
+    /// Reads `args` (without the program's name), with `env` the value of
+    /// `BENCH_QUICK`.
+    pub fn parse(
+        args: impl IntoIterator<Item = String>,
+        env: Option<&OsStr>,
+    ) -> Result<HandArgs, String> {
+        let args: Vec<String> = args.into_iter().collect();
+        let mut parsed = HandArgs {
+            quick: quick_from(args.iter().cloned(), env),
+            list: false,
+            ignored: false,
+            filters: Vec::new(),
+        };
+        for arg in args {
+            match arg.as_str() {
+                "--bench" | "--test" => {}
+                "--list" => parsed.list = true,
+                "--ignored" => parsed.ignored = true,
+                option if option.starts_with('-') => {
+                    return Err(format!(
+                        "unknown option `{option}`: the hand-measured groups take \
+                         --test, --list, --ignored and filters; criterion's options are \
+                         for its own target (cargo bench -p benchmarks --bench book -- {option} …)"
+                    ));
+                }
+                _ => parsed.filters.push(arg),
+            }
+        }
+        Ok(parsed)
+    }
+
+    /// Whether `group` runs (or, with `--list`, is listed).
+    pub fn selects(&self, group: Group) -> bool {
+        let name = group.name();
+        let names = |part: &str| {
+            name.contains(part)
+                || part
+                    .strip_prefix(name)
+                    .is_some_and(|rest| rest.starts_with('/'))
+        };
+        !self.ignored
+            && (self.filters.is_empty()
+                || self
+                    .filters
+                    .iter()
+                    .any(|filter| filter.split('|').any(names)))
+    }
 }
 
 /// The workspace's target directory: `CARGO_TARGET_DIR`, or `target/` at
@@ -158,10 +163,10 @@ pub fn quick_raw_dir() -> PathBuf {
 /// slowest implementation within seconds.
 pub fn task_group<'c>(
     c: &'c mut Criterion,
-    name: &str,
+    group: Group,
     elements: usize,
 ) -> BenchmarkGroup<'c, WallTime> {
-    let mut group = c.benchmark_group(name);
+    let mut group = c.benchmark_group(group.name());
     group.sampling_mode(SamplingMode::Flat).sample_size(20);
     group.throughput(Throughput::Elements(elements as u64));
     group
@@ -196,6 +201,45 @@ mod tests {
         // `cargo test --benches` passes no `--bench`.
         assert!(quick_with(&[], None));
         assert!(quick_with(&["timers"], None));
+    }
+
+    fn hand(args: &[&str]) -> Result<HandArgs, String> {
+        HandArgs::parse(args.iter().map(|&a| a.to_owned()), None)
+    }
+
+    fn selected(args: &[&str]) -> Vec<&'static str> {
+        let args = hand(args).unwrap();
+        Group::HAND_MEASURED
+            .into_iter()
+            .filter(|&g| args.selects(g))
+            .map(Group::name)
+            .collect()
+    }
+
+    #[test]
+    fn the_hand_measured_groups_are_selected_by_criterions_kind_of_filter() {
+        assert_eq!(selected(&["--bench"]), ["timers", "echo"]);
+        assert_eq!(selected(&["--bench", "timers"]), ["timers"]);
+        assert_eq!(selected(&["--bench", "tim"]), ["timers"]);
+        assert_eq!(selected(&["--bench", "timers/book-ch07"]), ["timers"]);
+        assert_eq!(selected(&["--bench", "timers|echo"]), ["timers", "echo"]);
+        assert_eq!(selected(&["--bench", "ping_pong|parts"]), [""; 0]);
+        assert_eq!(selected(&["--bench", "ping_pong"]), [""; 0]);
+        assert_eq!(selected(&["--bench", "timers|"]), ["timers", "echo"]);
+        assert_eq!(selected(&["--bench", "echo", "timers"]), ["timers", "echo"]);
+        assert_eq!(selected(&["--bench", "--ignored"]), [""; 0]);
+    }
+
+    #[test]
+    fn the_hand_measured_groups_take_test_list_and_no_criterion_option() {
+        let args = hand(&["--test", "--bench", "--list"]).unwrap();
+        assert!(args.quick && args.list && !args.ignored && args.filters.is_empty());
+        assert!(!hand(&["--bench"]).unwrap().quick);
+        let error = hand(&["--bench", "--warm-up-time", "0.5"]).unwrap_err();
+        assert!(
+            error.contains("`--warm-up-time`") && error.contains("--bench book"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -67,7 +67,8 @@
 //! if the system will not give them, the thread limits are printed and the
 //! result says why instead of the benchmark crashing.
 //!
-//! The report, `timers.json` (see [`measure::write_report`]): `quick`,
+//! The report, `timers.json` (see [`measure::write_report`]; its schema is
+//! `bench_results::raw::Timers`, which the report reads): `quick`,
 //! `problems` (an implementation that failed, a timer that resumed early,
 //! threads of a run still alive after the wait), the parameters `count`,
 //! `duration_ms` and `runs`, `rss_method` (how the peak memory was read),
@@ -84,10 +85,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use async_executor::LocalExecutor;
+use bench_results::raw::{Lateness, Outcome, TimerMeasures, TimerResult, Timers};
 use listings::reactor::Reactor;
 use listings::runtime::{Handle, Runtime};
 use listings::timer::TimerFuture;
-use serde_json::json;
 
 use super::measure::{self, PeakMethod, rounded};
 use super::support;
@@ -112,14 +113,14 @@ impl Impl {
         Impl::AsyncIo,
     ];
 
-    /// The chart label and the report's key.
-    fn id(self) -> &'static str {
+    /// Its name, in the report and the charts.
+    fn id(self) -> bench_results::Impl {
         match self {
-            Impl::BookCh02 => "book-ch02",
-            Impl::BookCh07 => "book-ch07",
-            Impl::BookCh09 => "book-ch09",
-            Impl::Tokio => "tokio",
-            Impl::AsyncIo => "async-io",
+            Impl::BookCh02 => bench_results::Impl::BookCh02,
+            Impl::BookCh07 => bench_results::Impl::BookCh07,
+            Impl::BookCh09 => bench_results::Impl::BookCh09,
+            Impl::Tokio => bench_results::Impl::Tokio,
+            Impl::AsyncIo => bench_results::Impl::AsyncIo,
         }
     }
 }
@@ -148,6 +149,25 @@ struct Summary {
     /// Over all runs, not a median.
     early: usize,
     peak_rss_mib: f64,
+}
+
+impl Summary {
+    /// As the report has them, rounded: the measurements are not that
+    /// precise anyway.
+    fn measures(&self) -> TimerMeasures {
+        TimerMeasures {
+            wall_ms: rounded(self.wall_ms, 3),
+            overhead_ms: rounded(self.overhead_ms, 3),
+            start_ms: rounded(self.start_ms, 3),
+            lateness_us: Lateness {
+                p50: rounded(self.p50_us, 1),
+                p99: rounded(self.p99_us, 1),
+                max: rounded(self.max_us, 1),
+            },
+            early: self.early as u64,
+            peak_rss_mib: rounded(self.peak_rss_mib, 2),
+        }
+    }
 }
 
 /// Runs the group: every implementation, R times; prints a table and
@@ -221,7 +241,10 @@ pub fn run(quick: bool) {
             Some(error) => {
                 println!("timers: {name}: FAILED: {error}");
                 problems.push(format!("{name}: failed: {error}"));
-                results.push(json!({ "impl": name, "error": error }));
+                results.push(TimerResult {
+                    implementation: name,
+                    outcome: Outcome::Failed { error },
+                });
             }
             None => {
                 let summary = summarise(&done, duration);
@@ -233,37 +256,30 @@ pub fn run(quick: bool) {
                     println!("timers: {problem}");
                     problems.push(problem);
                 }
-                results.push(json!({
-                    "impl": name,
-                    "wall_ms": rounded(summary.wall_ms, 3),
-                    "overhead_ms": rounded(summary.overhead_ms, 3),
-                    "start_ms": rounded(summary.start_ms, 3),
-                    "lateness_us": {
-                        "p50": rounded(summary.p50_us, 1),
-                        "p99": rounded(summary.p99_us, 1),
-                        "max": rounded(summary.max_us, 1),
-                    },
-                    "early": summary.early,
-                    "peak_rss_mib": rounded(summary.peak_rss_mib, 2),
-                }));
+                results.push(TimerResult {
+                    implementation: name,
+                    outcome: Outcome::Measured(summary.measures()),
+                });
                 rows.push((name, summary));
             }
         }
     }
     print_table(&rows);
-    let report = json!({
-        "count": count,
-        "duration_ms": duration.as_millis() as u64,
-        "runs": runs,
-        "rss_method": peak.describe(),
-        "results": results,
-    });
-    let path = measure::write_report("timers.json", quick, &problems, report);
+    let report = Timers {
+        quick,
+        problems,
+        count: count as u64,
+        duration_ms: duration.as_millis() as u64,
+        runs,
+        rss_method: peak.describe(),
+        results,
+    };
+    let path = measure::write_report(&report);
     println!("timers: wrote {}", path.display());
-    if !problems.is_empty() {
+    if !report.problems.is_empty() {
         println!(
             "timers: {} problem(s), listed in the report",
-            problems.len()
+            report.problems.len()
         );
     }
 }
@@ -481,7 +497,7 @@ fn summarise(runs: &[Run], duration: Duration) -> Summary {
     }
 }
 
-fn print_table(rows: &[(&str, Summary)]) {
+fn print_table(rows: &[(bench_results::Impl, Summary)]) {
     println!(
         "{:<10} {:>9} {:>11} {:>9} {:>10} {:>10} {:>10} {:>6} {:>13}",
         "impl",
@@ -536,6 +552,89 @@ fn print_thread_limits(count: usize) {
     ] {
         if limit.is_some_and(|limit| limit < needed) {
             println!("timers: WARNING: {what} is below the {needed} threads book-ch02 needs");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bench_results::ids;
+
+    #[test]
+    fn the_group_runs_the_implementations_the_report_expects_in_its_order() {
+        assert_eq!(Impl::ALL.map(Impl::id), ids::TIMERS);
+    }
+
+    /// A run of `wall_ms` whose timers were each late by `late_us`.
+    fn run(wall_ms: u64, late_us: &[i64]) -> Run {
+        Run {
+            wall: Duration::from_millis(wall_ms),
+            starting: Duration::from_millis(3),
+            lateness_ns: late_us.iter().map(|us| us * 1000).collect(),
+            peak_rss_mib: 5.123,
+        }
+    }
+
+    #[test]
+    fn the_report_collects_what_the_group_writes() {
+        let duration = Duration::from_millis(100);
+        let summary = summarise(
+            &[run(104, &[250, 1500, 2100]), run(106, &[260, 1400, -5])],
+            duration,
+        );
+        let report = Timers {
+            quick: false,
+            problems: vec!["book-ch02: failed: no threads".into()],
+            count: 3,
+            duration_ms: 100,
+            runs: 2,
+            rss_method: PeakMethod::ClearRefs.describe(),
+            results: vec![
+                TimerResult {
+                    implementation: Impl::BookCh07.id(),
+                    outcome: Outcome::Measured(summary.measures()),
+                },
+                TimerResult {
+                    implementation: Impl::BookCh02.id(),
+                    outcome: Outcome::Failed {
+                        error: "no threads".into(),
+                    },
+                },
+            ],
+        };
+        let target = std::env::temp_dir().join(format!("benchmarks-timers-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&target);
+        measure::write_report_to(&target.join("bench-raw"), &report).unwrap();
+        let bundle = bench_report::Bundle::from_target(&target).unwrap();
+        std::fs::remove_dir_all(&target).unwrap();
+        let collected = bench_report::collect(&bundle).unwrap();
+        let value = |id: &str| {
+            collected
+                .measures
+                .iter()
+                .find(|m| m.id == id)
+                .map(|m| m.value)
+        };
+        // Medians over the two runs of each run's own percentile.
+        assert_eq!(value("timers/wall/book-ch07"), Some(105.0));
+        assert_eq!(value("timers/overhead/book-ch07"), Some(5.0));
+        assert_eq!(value("timers/p99/book-ch07"), Some(1750.0));
+        assert_eq!(value("timers/p50/book-ch07"), Some(880.0));
+        assert_eq!(value("timers/memory/book-ch07"), Some(5.12));
+        assert_eq!(value("timers/early/book-ch07"), Some(1.0));
+        assert_eq!(value("timers/param/count"), Some(3.0));
+        assert_eq!(value("timers/param/duration-ms"), Some(100.0));
+        assert_eq!(value("timers/p99/book-ch02"), None);
+        for problem in [
+            "timers.json: book-ch02: failed: no threads",
+            "timers.json: book-ch02 failed: no threads",
+        ] {
+            assert!(
+                collected.problems.iter().any(|p| p == problem),
+                "{problem} in {:#?}",
+                collected.problems
+            );
         }
     }
 }

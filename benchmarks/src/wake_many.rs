@@ -25,6 +25,8 @@ use std::hint::black_box;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use bench_results::Group;
+use bench_results::ids::WAKES_PER_POLL;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion};
 
@@ -32,7 +34,7 @@ use super::executors::{self, Executor, Visit};
 use super::support;
 
 /// Wakes per poll: the group's case.
-const WAKES: usize = 100;
+const WAKES: usize = WAKES_PER_POLL;
 
 thread_local! {
     /// The polls the task saw, stored when it completes (every executor
@@ -43,7 +45,7 @@ thread_local! {
 /// The group `wake_many/<implementation>/100`.
 pub fn bench(c: &mut Criterion) {
     let rounds = if support::quick() { 10 } else { 1_000 };
-    let mut group = support::task_group(c, "wake_many", rounds);
+    let mut group = support::task_group(c, Group::WakeMany, rounds);
     executors::each(&mut WakeManyGroup {
         group: &mut group,
         rounds,
@@ -62,7 +64,7 @@ impl Visit for WakeManyGroup<'_, '_> {
         let rounds = self.rounds;
         let mut executor = E::new();
         self.group
-            .bench_function(BenchmarkId::new(E::ID, WAKES), |b| {
+            .bench_function(BenchmarkId::new(E::ID.id(), WAKES), |b| {
                 b.iter(|| {
                     POLLS.set(0);
                     let task = WakeMany {

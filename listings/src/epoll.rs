@@ -16,6 +16,12 @@ use std::time::Duration;
 
 use rustix::event::{Timespec, epoll};
 
+// The tests count the calls (see `syscall_counts`).
+#[cfg(test)]
+use crate::syscall_counts::epoll_wait;
+#[cfg(not(test))]
+use rustix::event::epoll::wait as epoll_wait;
+
 // ANCHOR: types
 /// An epoll instance.
 #[derive(Debug)]
@@ -117,7 +123,7 @@ impl Poller {
         // Up to 64 reports per wait, in a buffer on the stack that the
         // kernel fills; rustix hands back the filled part.
         let mut buffer = [const { MaybeUninit::<epoll::Event>::uninit() }; 64];
-        let reports = match epoll::wait(&self.epoll, &mut buffer, timeout.as_ref()) {
+        let reports = match epoll_wait(&self.epoll, &mut buffer, timeout.as_ref()) {
             Ok((reports, _unused)) => reports,
             Err(rustix::io::Errno::INTR) => return Ok(()),
             Err(e) => return Err(e.into()),

@@ -17,8 +17,10 @@
 //! (level-triggered would report it on every wait), and arming checks the
 //! descriptor's current state, so readiness that came before the waker was
 //! stored is not lost (edge-triggered would have reported it already, to
-//! nobody). The one rule: store the waker *before* arming; a thread in
-//! `wait` may take the report in between (see the tests).
+//! nobody). The one rule: the waker is stored and the descriptor armed in
+//! one critical section with respect to `wait`'s lookup of the waker; with
+//! both under the `sources` lock, a report that `wait` takes meanwhile
+//! waits for the lock and finds the waker (see the tests).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -26,7 +28,7 @@ use std::io;
 use std::os::fd::BorrowedFd;
 use std::pin::pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, TryLockError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
@@ -42,8 +44,9 @@ pub struct Reactor {
     poller: Poller,
     notifier: Arc<Notifier>,
     sources: Mutex<Sources>,
-    /// The reports of the last wait; held by the one thread in `wait`.
-    events: Mutex<Vec<Event>>,
+    /// The reports of the last wait, and the wakers they woke; held by the
+    /// one thread in `wait`, and reused from wait to wait.
+    events: Mutex<(Vec<Event>, Vec<Waker>)>,
 }
 
 /// The registered descriptors, by token.
@@ -90,8 +93,16 @@ impl Reactor {
                 next_token: NOTIFY + 1,
                 ..Sources::default()
             }),
-            events: Mutex::new(Vec::new()),
+            events: Mutex::new((Vec::new(), Vec::new())),
         })
+    }
+
+    /// The registered descriptors. A panic under this lock (a waker's
+    /// `clone` may run foreign code) leaves them consistent, so a poisoned
+    /// lock is taken as it is: `Async`'s destructor deregisters under it,
+    /// and a panic there, during unwinding, would abort the process.
+    fn sources(&self) -> MutexGuard<'_, Sources> {
+        self.sources.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The notifier that interrupts a `wait` from any thread.
@@ -103,14 +114,14 @@ impl Reactor {
     /// caller must call `deregister` before closing `fd`.
     pub fn register(&self, fd: BorrowedFd<'_>) -> io::Result<u64> {
         let token = {
-            let mut sources = self.sources.lock().unwrap();
+            let mut sources = self.sources();
             let token = sources.next_token;
             sources.next_token += 1;
             sources.waiting.insert(token, Waiters::default());
             token
         };
         if let Err(e) = self.poller.add(fd, token, Interest::NONE, Mode::Oneshot) {
-            self.sources.lock().unwrap().waiting.remove(&token);
+            self.sources().waiting.remove(&token);
             return Err(e);
         }
         Ok(token)
@@ -118,7 +129,7 @@ impl Reactor {
 
     /// Removes `fd` from the interest list and lets go of its wakers.
     pub fn deregister(&self, fd: BorrowedFd<'_>, token: u64) -> io::Result<()> {
-        let waiters = self.sources.lock().unwrap().waiting.remove(&token);
+        let waiters = self.sources().waiting.remove(&token);
         // Dropped here, after unlocking: dropping a waker runs its
         // executor's code, which must not run under our lock.
         drop(waiters);
@@ -140,11 +151,13 @@ impl Reactor {
         direction: Direction,
         waker: &Waker,
     ) -> io::Result<()> {
-        let mut sources = self.sources.lock().unwrap();
-        let waiters = sources
-            .waiting
-            .get_mut(&token)
-            .expect("wait_for on a deregistered token");
+        let mut sources = self.sources();
+        let Some(waiters) = sources.waiting.get_mut(&token) else {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                "wait_for on a token that is not registered",
+            ));
+        };
         let slot = match direction {
             Direction::Read => &mut waiters.reader,
             Direction::Write => &mut waiters.writer,
@@ -154,9 +167,10 @@ impl Reactor {
             _ => slot.replace(waker.clone()),
         };
         let interest = waiters.interest();
-        // The waker is stored; only now arm the descriptor. From here on,
-        // a report finds the waker, even one that a thread already in
-        // `wait` takes before this function returns.
+        // Stored and armed under one lock: a report that a thread in
+        // `wait` takes from here on waits for this lock, then finds the
+        // waker. (The order of the two steps matters only without the
+        // lock, with a slot that `wait` reads as soon as the report comes.)
         let armed = self.poller.modify(fd, token, interest, Mode::Oneshot);
         drop(sources);
         drop(replaced);
@@ -186,21 +200,43 @@ impl Reactor {
     /// drained by whichever waiting thread gets to it first, so the other
     /// could sleep through a wake meant for it.
     pub fn wait(&self, timeout: Option<Duration>) -> io::Result<()> {
-        let mut events = match self.events.try_lock() {
-            Ok(events) => events,
+        self.wait_unless(timeout, || false)
+    }
+
+    /// The same, for a caller with work that other threads add to (a run
+    /// queue): once the notifier says this thread sleeps, `has_work`
+    /// looks at that work once more, and if there is some, the wait only
+    /// looks (timeout zero) instead of sleeping.
+    pub fn wait_unless(
+        &self,
+        timeout: Option<Duration>,
+        has_work: impl FnOnce() -> bool,
+    ) -> io::Result<()> {
+        let mut buffers = match self.events.try_lock() {
+            Ok(buffers) => buffers,
             Err(TryLockError::WouldBlock) => panic!("two threads in Reactor::wait at once"),
             Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
         };
-        self.poller.wait(&mut events, timeout)?;
-        let mut to_wake = Vec::new();
-        let mut sources = self.sources.lock().unwrap();
+        let (events, to_wake) = &mut *buffers;
+        // A wait that only looks leaves the thread awake; one that may
+        // sleep tells the notifier first, so that a notify from now on
+        // writes the eventfd.
+        let sleeps = timeout != Some(Duration::ZERO) && self.notifier.may_sleep(has_work);
+        let timeout = if sleeps {
+            timeout
+        } else {
+            Some(Duration::ZERO)
+        };
+        let waited = self.poller.wait(events, timeout);
+        // Awake: from here on, wakes (ours below included) write nothing.
+        let reported = events.iter().any(|event| event.token == NOTIFY);
+        self.notifier.woke(reported);
+        waited?;
+        let mut sources = self.sources();
         for event in events.iter() {
-            if event.token == NOTIFY {
-                self.notifier.drain();
-                continue;
-            }
             // A report for a token that is gone: its descriptor was
-            // deregistered after `epoll_wait` collected the report.
+            // deregistered after `epoll_wait` collected the report (or
+            // it is the eventfd's, already drained).
             let Some(waiters) = sources.waiting.get_mut(&event.token) else {
                 continue;
             };
@@ -217,18 +253,18 @@ impl Reactor {
             if interest != Interest::NONE {
                 // The descriptor itself is not at hand, only its token;
                 // the waiter re-arms it on its next `wait_for`. Wake it so
-                // that it makes that call.
+                // that it makes that call: one poll that finds
+                // `WouldBlock` and one `epoll_ctl`.
                 to_wake.extend(waiters.reader.take());
                 to_wake.extend(waiters.writer.take());
             }
         }
         drop(sources);
-        drop(events);
-        // Drained (if the eventfd was reported) and only then reset: a
-        // notify from now on writes again.
-        self.notifier.reset();
-        // Outside every lock: a waker runs its executor's code.
-        for waker in to_wake {
+        // Outside the `sources` lock: a waker runs its executor's code.
+        // (The buffer stays ours, so a waker that calls `wait` panics as
+        // two threads at once would; its allocation is kept for the next
+        // wait.)
+        for waker in to_wake.drain(..) {
             waker.wake();
         }
         Ok(())
@@ -255,9 +291,11 @@ impl Reactor {
                 return Ok(output);
             }
             // Sleep until a wake: from the reactor's own reports, or a
-            // notify from another thread.
+            // notify from another thread. The last look before sleeping
+            // is at `woken`: a wake that found this thread awake did not
+            // write the eventfd.
             while !signal.woken.swap(false, Ordering::Acquire) {
-                self.wait(None)?;
+                self.wait_unless(None, || signal.woken.load(Ordering::Acquire))?;
             }
         }
     }
@@ -278,8 +316,8 @@ impl Wake for WakeSignal {
 
     fn wake_by_ref(self: &Arc<Self>) {
         self.woken.store(true, Ordering::Release);
-        // Interrupts the wait, if there is one; at most one write per
-        // wait. Never blocks, never allocates.
+        // Interrupts the wait if the thread sleeps in it; nothing (no
+        // system call) if it is awake. Never blocks, never allocates.
         self.notifier.notify();
     }
 }
@@ -289,12 +327,12 @@ impl Wake for WakeSignal {
 impl Reactor {
     /// How many descriptors are registered.
     pub(crate) fn registered(&self) -> usize {
-        self.sources.lock().unwrap().waiting.len()
+        self.sources().waiting.len()
     }
 
     /// How many wakers wait for a report now, readers and writers.
     pub(crate) fn waiting_wakers(&self) -> usize {
-        let sources = self.sources.lock().unwrap();
+        let sources = self.sources();
         let waiting = sources.waiting.values();
         waiting
             .map(|w| usize::from(w.reader.is_some()) + usize::from(w.writer.is_some()))
@@ -306,7 +344,7 @@ impl Reactor {
     /// must survive it. Returns how many wakers it woke.
     pub(crate) fn report_everything_spuriously(&self) -> usize {
         let to_wake: Vec<Waker> = {
-            let mut sources = self.sources.lock().unwrap();
+            let mut sources = self.sources();
             sources
                 .waiting
                 .values_mut()
@@ -329,6 +367,7 @@ mod tests {
     use std::io::Write;
     use std::os::fd::AsFd;
     use std::os::unix::net::UnixStream;
+    use std::panic::AssertUnwindSafe;
     use std::thread;
 
     const NOW: Option<Duration> = Some(Duration::ZERO);
@@ -424,9 +463,10 @@ mod tests {
     }
 
     #[test]
-    fn storing_the_waker_after_arming_loses_the_report() {
+    fn arming_and_storing_in_two_critical_sections_loses_the_report() {
         // What a thread in `wait` can do between the two steps of a future
-        // that arms first, written out step by step.
+        // that arms outside the lock and stores the waker after, written
+        // out step by step.
         let reactor = Reactor::new().unwrap();
         let (a, mut peer, token) = registered_pair(&reactor);
         peer.write_all(b"x").unwrap();
@@ -453,9 +493,9 @@ mod tests {
     }
 
     #[test]
-    fn storing_the_waker_before_arming_catches_the_report() {
-        // `wait_for` stores first, then arms: the report of a descriptor
-        // that was ready all along finds the waker.
+    fn storing_and_arming_under_one_lock_catches_the_report() {
+        // `wait_for` stores and arms under the `sources` lock: the report
+        // of a descriptor that was ready all along finds the waker.
         let reactor = Reactor::new().unwrap();
         let (b, mut peer, token) = registered_pair(&reactor);
         peer.write_all(b"x").unwrap();
@@ -482,6 +522,90 @@ mod tests {
         assert!(second.is_err());
         reactor.notifier().notify();
         first.join().unwrap().unwrap();
+    }
+
+    #[test]
+    fn waiting_on_an_unregistered_token_is_an_error_not_a_panic() {
+        let reactor = Reactor::new().unwrap();
+        let (a, _peer, token) = registered_pair(&reactor);
+        reactor.deregister(a.as_fd(), token).unwrap();
+        let task = TestWaker::new();
+        let err = reactor
+            .wait_for(a.as_fd(), token, Direction::Read, &task.waker())
+            .unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
+        // The lock is not poisoned: the reactor works on.
+        let (b, _b_peer, b_token) = registered_pair(&reactor);
+        reactor.deregister(b.as_fd(), b_token).unwrap();
+    }
+
+    #[test]
+    fn a_panic_under_the_sources_lock_does_not_make_deregistering_panic() {
+        use std::task::{RawWaker, RawWakerVTable};
+        // A waker whose `clone` panics: `wait_for` clones it under the
+        // `sources` lock, which the panic poisons.
+        fn panicking_clone(_: *const ()) -> RawWaker {
+            panic!("a waker's clone panicked");
+        }
+        fn nothing(_: *const ()) {}
+        static VTABLE: RawWakerVTable =
+            RawWakerVTable::new(panicking_clone, nothing, nothing, nothing);
+        // SAFETY: every function of the vtable ignores the data pointer
+        // (null), so any use of the waker, from any thread, is sound.
+        let waker = unsafe { Waker::from_raw(RawWaker::new(std::ptr::null(), &VTABLE)) };
+        let reactor = Reactor::new().unwrap();
+        let (a, _peer, token) = registered_pair(&reactor);
+        let panicked = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            reactor.wait_for(a.as_fd(), token, Direction::Read, &waker)
+        }));
+        assert!(panicked.is_err());
+        // What `Async::drop` does, during that unwinding in real code: a
+        // panic here would abort the process.
+        reactor.deregister(a.as_fd(), token).unwrap();
+        assert_eq!(reactor.registered(), 0);
+    }
+
+    #[test]
+    fn block_on_polls_again_once_for_many_wakes() {
+        // The scene is described at `woken_a_thousand_times_then_once`.
+        let reactor = Reactor::new().unwrap();
+        let (future, polls) = crate::test_executors::woken_a_thousand_times_then_once();
+        reactor.block_on(future).unwrap();
+        assert_eq!(polls.load(Ordering::SeqCst), 3);
+    }
+
+    #[test]
+    fn block_on_writes_no_eventfd_for_the_reports_it_takes_itself() {
+        use std::io::Read;
+        let reactor = Arc::new(Reactor::new().unwrap());
+        let (ours, mut theirs) = UnixStream::pair().unwrap();
+        let ours = crate::async_fd::Async::new(&reactor, ours).unwrap();
+        // 100 messages, each sent once the last was answered.
+        let peer = thread::spawn(move || {
+            for i in 0..100u8 {
+                theirs.write_all(&[i]).unwrap();
+                let mut answer = [0];
+                theirs.read_exact(&mut answer).unwrap();
+                assert_eq!(answer, [i]);
+            }
+        });
+        let before = crate::syscall_counts::Counts::now();
+        reactor
+            .block_on(async {
+                let mut buf = [0; 1];
+                for i in 0..100u8 {
+                    assert_eq!(ours.read(&mut buf).await.unwrap(), 1);
+                    assert_eq!(buf, [i]);
+                    ours.write_all(&buf).await.unwrap();
+                }
+            })
+            .unwrap();
+        let counts = crate::syscall_counts::Counts::since(before);
+        peer.join().unwrap();
+        // Each report wakes the future while this thread is awake: no
+        // write, and one wait per message.
+        assert_eq!(counts.eventfd_writes, 0, "{counts:?}");
+        assert!(counts.epoll_waits <= 100, "{counts:?}");
     }
 
     #[test]

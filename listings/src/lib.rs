@@ -59,6 +59,9 @@ pub mod simple_future;
 pub mod state_machine;
 pub mod std_executor;
 pub mod stdin_demo;
+#[cfg(test)]
+#[cfg_attr(loom, allow(dead_code, reason = "loom builds skip the tests using it"))]
+mod syscall_counts;
 #[cfg(all(test, not(loom)))]
 mod test_executors;
 #[cfg(test)]

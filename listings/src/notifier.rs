@@ -7,10 +7,13 @@
 //! in the kernel, readable while it is not zero. Writing 1 to it wakes the
 //! waiting thread; reading it resets it to zero.
 //!
-//! A thousand wakes between two waits need one write, not a thousand: the
-//! [`Notifier`] writes only when its `notified` flag goes from false to
-//! true, and the waiting side clears the flag after each wait, *after*
-//! having read the counter (the tests show what the other order loses).
+//! A write is needed only while the waiting thread sleeps. The
+//! [`Notifier`] keeps an `awake` flag, as tokio's and async-io's reactors
+//! do: set when the wait returns, cleared just before the next one. While
+//! it is set, `notify` is one atomic swap and no system call, whether it
+//! comes from another thread or from the waiting thread itself (a task
+//! waking another). Clearing it is followed by one more look at the work,
+//! so that a wake that found the flag still set is not slept through.
 
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd};
@@ -29,50 +32,61 @@ use self::eventfd::EventFd;
 pub(crate) use self::loom_eventfd::EventFd;
 
 // ANCHOR: notifier
-/// Wakes a thread from `epoll_wait`, from any thread, at most one write
-/// per wait however many times it is called.
+/// Wakes a thread from `epoll_wait`, from any thread; writes only while
+/// that thread sleeps, and then once however many times it is called.
 #[derive(Debug)]
 pub struct Notifier {
     event: EventFd,
-    /// True from the first `notify` after a wait until the waiting side
-    /// calls `reset`: while it is, a write is already on its way.
-    notified: AtomicBool,
+    /// True while no write is needed: the waiting thread is awake (it
+    /// looks at its work before it sleeps again), or the write that wakes
+    /// it is on its way. Cleared by that thread just before it sleeps.
+    awake: AtomicBool,
 }
 
 impl Notifier {
-    /// A notifier with a fresh eventfd, not notified.
+    /// A notifier with a fresh eventfd. The thread that will wait on it is
+    /// running now: awake.
     pub fn new() -> io::Result<Self> {
         Ok(Notifier {
             event: EventFd::new()?,
-            notified: AtomicBool::new(false),
+            awake: AtomicBool::new(true),
         })
     }
 
-    /// Makes the eventfd readable, unless an earlier call since the last
-    /// `reset` did. Never blocks, never allocates.
+    /// Makes sure the waiting thread sees what the caller did before (say,
+    /// queue a task): writes the eventfd if that thread sleeps, and
+    /// nothing if it is awake. Never blocks, never allocates.
     pub fn notify(&self) {
-        // `AcqRel`: what the caller did before (queue a task) is published
-        // with the flag, whether or not this call writes.
-        if !self.notified.swap(true, Ordering::AcqRel) {
+        // `AcqRel`: what the caller did before is published with the flag,
+        // whether or not this call writes; the waiting thread's swaps
+        // below read it.
+        if !self.awake.swap(true, Ordering::AcqRel) {
             self.event.signal();
         }
     }
 
-    /// Called by the waiting side after a wait that reported the eventfd:
-    /// reads the counter back to zero, so that it stops being readable.
-    pub fn drain(&self) {
-        self.event.drain();
+    /// Called by the waiting thread just before it sleeps: from here on a
+    /// `notify` writes. Then `has_work` looks at its work once more (a
+    /// `notify` that came before the flag went down did not write);
+    /// returns whether the thread may sleep.
+    pub fn may_sleep(&self, has_work: impl FnOnce() -> bool) -> bool {
+        // A read-modify-write, not a plain store: a `notify` that skipped
+        // its write came before this swap, and reading the value it left
+        // (`Acquire`) makes what it published visible to `has_work`.
+        self.awake.swap(false, Ordering::AcqRel);
+        !has_work()
     }
 
-    /// Called by the waiting side after each wait, after `drain`: the next
-    /// `notify` writes again. Whatever was notified before this call, the
-    /// caller looks at next (its queue of tasks) before waiting again.
-    pub fn reset(&self) {
-        // A read-modify-write, not a plain store: it reads the flag as the
-        // last `notify` left it, so what every `notify` since the last
-        // reset published (even one that skipped its write) is visible to
-        // the caller from here on.
-        self.notified.swap(false, Ordering::AcqRel);
+    /// Called by the waiting thread as soon as its wait returns: notifies
+    /// are free again. If the wait reported the eventfd, reads it back to
+    /// zero, so that it stops being readable.
+    pub fn woke(&self, reported: bool) {
+        // A swap again: it reads the value of the `notify` that wrote (if
+        // one did), so that the work it published is visible from here on.
+        self.awake.swap(true, Ordering::AcqRel);
+        if reported {
+            self.event.drain();
+        }
     }
 }
 
@@ -84,12 +98,32 @@ impl AsFd for Notifier {
 }
 // ANCHOR_END: notifier
 
+#[cfg(test)]
+impl Notifier {
+    /// Whether the waiting thread has said it sleeps (or is about to).
+    #[cfg_attr(loom, allow(dead_code))]
+    pub(crate) fn is_asleep(&self) -> bool {
+        !self.awake.load(Ordering::Acquire)
+    }
+
+    /// `epoll_wait` on the eventfd alone, under the model checker.
+    #[cfg(loom)]
+    pub(crate) fn wait_readable(&self) {
+        self.event.wait_readable();
+    }
+}
+
 #[cfg(not(loom))]
 mod eventfd {
     use std::io;
     use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 
     use rustix::event::{EventfdFlags, eventfd};
+    #[cfg(not(test))]
+    use rustix::io::write;
+    // The tests count the writes (see `syscall_counts`).
+    #[cfg(test)]
+    use crate::syscall_counts::write;
 
     // ANCHOR: eventfd
     /// An eventfd in non-blocking mode: its counter, and its descriptor.
@@ -107,7 +141,7 @@ mod eventfd {
             // Fails only if the counter would pass `u64::MAX - 1`, which
             // a counter that is read back to zero after every wait never
             // nears; a failed write would still leave it readable.
-            let _ = rustix::io::write(&self.0, &1u64.to_ne_bytes());
+            let _ = write(&self.0, &1u64.to_ne_bytes());
         }
 
         /// Reads the counter back to zero (`EAGAIN` if it already was).
@@ -199,18 +233,37 @@ mod tests {
     }
 
     #[test]
-    fn a_thousand_notifies_between_two_waits_write_once() {
+    fn notifies_while_awake_write_nothing_and_while_asleep_write_once() {
         let notifier = Notifier::new().unwrap();
+        // Awake from the start: nothing to write.
+        for _ in 0..1000 {
+            notifier.notify();
+        }
+        assert_eq!(pending_writes(&notifier), 0);
+        // About to sleep: the first notify writes, the rest do not.
+        assert!(notifier.may_sleep(|| false));
         for _ in 0..1000 {
             notifier.notify();
         }
         assert_eq!(pending_writes(&notifier), 1);
-        notifier.drain();
-        notifier.reset();
+        // Awake again, and the counter read back.
+        notifier.woke(true);
         assert_eq!(pending_writes(&notifier), 0);
         notifier.notify();
+        assert_eq!(pending_writes(&notifier), 0);
+    }
+
+    #[test]
+    fn the_last_look_before_sleeping_sees_a_wake_that_did_not_write() {
+        let notifier = Notifier::new().unwrap();
+        let queue = std::sync::Mutex::new(Vec::new());
+        // Another thread queues work while the waiting thread is awake:
+        // no write...
+        queue.lock().unwrap().push(1);
         notifier.notify();
-        assert_eq!(pending_writes(&notifier), 1);
+        assert_eq!(pending_writes(&notifier), 0);
+        // ...so the waiting thread must not sleep: its last look sees it.
+        assert!(!notifier.may_sleep(|| !queue.lock().unwrap().is_empty()));
     }
 
     #[test]
@@ -221,6 +274,7 @@ mod tests {
             .add(&*notifier, 0, Interest::READABLE, Mode::Level)
             .unwrap();
         let remote = Arc::clone(&notifier);
+        assert!(notifier.may_sleep(|| false));
         let waker = thread::spawn(move || {
             thread::sleep(Duration::from_millis(20));
             remote.notify();
@@ -230,90 +284,79 @@ mod tests {
         poller.wait(&mut events, None).unwrap();
         assert_eq!(events.len(), 1);
         assert_eq!(events[0].token, 0);
-        notifier.drain();
-        notifier.reset();
+        notifier.woke(true);
         waker.join().unwrap();
         // Drained: the next wait sees nothing.
         poller.wait(&mut events, Some(Duration::ZERO)).unwrap();
         assert!(events.is_empty());
     }
-
-    #[test]
-    fn resetting_before_draining_loses_the_next_wakes() {
-        // The wrong order, step by step: the first notify wrote, the
-        // waiting side resets, a second notify writes again, and only
-        // then does the drain eat both writes...
-        let notifier = Notifier::new().unwrap();
-        notifier.notify();
-        notifier.reset();
-        notifier.notify();
-        notifier.drain();
-        // ...leaving the flag set with nothing to read: every later notify
-        // skips its write, and a thread waiting for the eventfd sleeps on.
-        notifier.notify();
-        assert_eq!(pending_writes(&notifier), 0);
-        // The right order (drain, then reset) leaves the flag down.
-        notifier.reset();
-        notifier.notify();
-        assert_eq!(pending_writes(&notifier), 1);
-    }
 }
 
 #[cfg(all(test, loom))]
 mod loom_tests {
-    //! The waiting side of a runtime, against a thread that queues tasks
-    //! and notifies: the model checker tries every interleaving, and a
-    //! lost wake-up shows as a deadlock (the waiting side asleep for ever).
+    //! The waiting side of a runtime, against a thread that adds work and
+    //! notifies: the model checker tries every interleaving (and every
+    //! value a relaxed load may read), and a lost wake-up shows as a
+    //! deadlock (the waiting side asleep for ever). The waiting side calls
+    //! the notifier's own `may_sleep` and `woke`, as `Reactor::wait` does.
 
     use super::*;
-    use loom::sync::{Arc, Mutex};
-    use std::collections::VecDeque;
+    use loom::sync::atomic::AtomicUsize;
+    // std's `Arc`: a loom one dropped while the deadlock panic unwinds
+    // would panic again, and abort.
+    use std::sync::Arc;
 
-    /// Queues three tasks from another thread while the waiting side takes
-    /// them, waiting on the eventfd whenever the queue looks empty. With
-    /// `drain_first`, it drains then resets after each wait, as the
-    /// reactor does; otherwise it resets then drains.
-    fn runtime_against_wakes(drain_first: bool) {
+    /// How many items the other thread adds.
+    const ITEMS: usize = 2;
+
+    /// Adds `ITEMS` items of work from another thread while the waiting
+    /// side takes them, sleeping on the eventfd whenever it finds none.
+    /// The work is a counter accessed with `Relaxed`: only the notifier's
+    /// swaps order it, so weakening them loses a wake. With `look_first`,
+    /// the waiting side takes its last look *before* clearing the flag.
+    fn waiting_side_against_wakes(look_first: bool) {
         loom::model(move || {
             let notifier = Arc::new(Notifier::new().unwrap());
-            let queue = Arc::new(Mutex::new(VecDeque::new()));
-            let waker = {
-                let (notifier, queue) = (Arc::clone(&notifier), Arc::clone(&queue));
+            let added = Arc::new(AtomicUsize::new(0));
+            let other = {
+                let (notifier, added) = (Arc::clone(&notifier), Arc::clone(&added));
                 loom::thread::spawn(move || {
-                    for task in 0..3 {
-                        queue.lock().unwrap().push_back(task);
+                    for _ in 0..ITEMS {
+                        added.fetch_add(1, Ordering::Relaxed);
                         notifier.notify();
                     }
                 })
             };
             let mut done = 0;
-            while done < 3 {
-                let next = queue.lock().unwrap().pop_front();
-                if next.is_some() {
-                    done += 1;
+            while done < ITEMS {
+                let seen = added.load(Ordering::Relaxed);
+                if seen > done {
+                    done = seen;
                     continue;
                 }
-                notifier.event.wait_readable();
-                if drain_first {
-                    notifier.drain();
-                    notifier.reset();
+                let sleeps = if look_first {
+                    let has_work = added.load(Ordering::Relaxed) > done;
+                    notifier.may_sleep(|| has_work)
                 } else {
-                    notifier.reset();
-                    notifier.drain();
+                    notifier.may_sleep(|| added.load(Ordering::Relaxed) > done)
+                };
+                if sleeps {
+                    notifier.event.wait_readable();
                 }
+                notifier.woke(sleeps);
             }
-            waker.join().unwrap();
+            other.join().unwrap();
         });
     }
 
     #[test]
-    fn loom_a_wake_racing_the_wait_is_never_lost() {
-        runtime_against_wakes(true);
+    fn loom_a_wake_racing_the_sleep_is_never_lost() {
+        waiting_side_against_wakes(false);
     }
 
     #[test]
     #[should_panic(expected = "deadlock")]
-    fn loom_resetting_before_draining_loses_a_wake() {
-        runtime_against_wakes(false);
+    fn loom_a_last_look_before_clearing_the_flag_loses_a_wake() {
+        waiting_side_against_wakes(true);
     }
 }

@@ -59,6 +59,10 @@ enum TimerState {
 type Timers = Mutex<HashMap<TimerId, TimerState>>;
 // ANCHOR_END: state
 
+/// As good as for ever, for a timer: `Instant + Duration::MAX` would
+/// overflow (and panic).
+const CENTURY: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
+
 // ANCHOR: reactor
 /// A timer reactor: one thread that wakes every timer's task when its
 /// deadline passes. Dropping it stops the thread and lets go of the wakers
@@ -113,7 +117,9 @@ impl Reactor {
         // The count only has to hand out each number once: no other memory
         // is published through it, so `Relaxed` is enough.
         let id = TimerId(self.next_id.fetch_add(1, Ordering::Relaxed));
-        let deadline = Instant::now() + duration;
+        // `Duration::MAX` from now is not an `Instant`: a century is as
+        // good as for ever.
+        let deadline = Instant::now() + duration.min(CENTURY);
         // The entry goes in before the reactor thread can hear of the timer:
         // the other way round, the thread could fire it, find no entry and
         // do nothing, and the task would never be woken.
@@ -219,33 +225,77 @@ fn is_ready(timers: &Timers, id: TimerId, waker: &Waker) -> bool {
 /// The reactor thread: fires each timer when its deadline passes, and
 /// otherwise sleeps until the earliest deadline or the next event.
 fn run(timers: &Timers, events: Receiver<Event>) {
-    // The deadlines to come, earliest on top (`Reverse` turns std's
-    // max-heap into a min-heap). A timer cancelled before its deadline
-    // keeps its place here until then, and `wake` finds no entry for it:
-    // lazy deletion. Removing it at once would mean searching the heap.
-    let mut deadlines: BinaryHeap<Reverse<(Instant, TimerId)>> = BinaryHeap::new();
+    let mut deadlines = Deadlines::default();
     loop {
         let now = Instant::now();
-        while let Some(&Reverse((deadline, id))) = deadlines.peek() {
-            if deadline > now {
-                break;
-            }
-            deadlines.pop();
+        while let Some(id) = deadlines.pop_due(now) {
             wake(timers, id);
         }
-        let event = match deadlines.peek() {
+        let event = match deadlines.next() {
             // (Measured again: the wakes above may have taken a while.)
-            Some(&Reverse((deadline, _))) => {
+            Some(deadline) => {
                 events.recv_timeout(deadline.saturating_duration_since(Instant::now()))
             }
             None => events.recv().map_err(|_| RecvTimeoutError::Disconnected),
         };
         match event {
-            Ok(Event::Timeout(deadline, id)) => deadlines.push(Reverse((deadline, id))),
+            Ok(Event::Timeout(deadline, id)) => deadlines.push(deadline, id, timers),
             // The earliest deadline has come: back to the top to fire it.
             Err(RecvTimeoutError::Timeout) => {}
             Ok(Event::Close) | Err(RecvTimeoutError::Disconnected) => return,
         }
+    }
+}
+
+/// The deadlines to come, earliest on top (`Reverse` turns std's max-heap
+/// into a min-heap). A timer cancelled before its deadline keeps its
+/// place here, and `wake` finds no entry for it: lazy deletion, since
+/// removing it at once would mean searching the heap. So that cancelled
+/// long timeouts do not pile up until their deadlines, the heap is swept
+/// each time it has doubled since the last sweep: it never holds more
+/// than twice the timers pending at that sweep (or 64), and each timer
+/// costs O(1) of sweeping, amortized.
+#[derive(Debug)]
+struct Deadlines {
+    heap: BinaryHeap<Reverse<(Instant, TimerId)>>,
+    /// The size at which to sweep next.
+    sweep_at: usize,
+}
+
+impl Default for Deadlines {
+    fn default() -> Self {
+        Deadlines {
+            heap: BinaryHeap::new(),
+            sweep_at: 64,
+        }
+    }
+}
+
+impl Deadlines {
+    fn push(&mut self, deadline: Instant, id: TimerId, timers: &Timers) {
+        self.heap.push(Reverse((deadline, id)));
+        if self.heap.len() >= self.sweep_at {
+            // Keep the deadlines of timers that still have an entry.
+            let timers = timers.lock().unwrap();
+            self.heap.retain(|Reverse((_, id))| timers.contains_key(id));
+            drop(timers);
+            self.sweep_at = (2 * self.heap.len()).max(64);
+        }
+    }
+
+    /// The earliest deadline, if it is not after `now`, taken off.
+    fn pop_due(&mut self, now: Instant) -> Option<TimerId> {
+        let &Reverse((deadline, id)) = self.heap.peek()?;
+        if deadline > now {
+            return None;
+        }
+        self.heap.pop();
+        Some(id)
+    }
+
+    /// The earliest deadline to come.
+    fn next(&self) -> Option<Instant> {
+        self.heap.peek().map(|&Reverse((deadline, _))| deadline)
     }
 }
 // ANCHOR_END: run
@@ -394,6 +444,7 @@ mod tests {
     use std::pin::pin;
     use std::sync::atomic::AtomicUsize;
     use std::task::Wake;
+    use std::thread;
 
     const MS: Duration = Duration::from_millis(1);
 
@@ -403,6 +454,70 @@ mod tests {
 
     fn poll(sleep: Pin<&mut Sleep<'_>>, waker: &Waker) -> Poll<()> {
         sleep.poll(&mut Context::from_waker(waker))
+    }
+
+    #[test]
+    fn a_sleep_of_duration_max_waits_without_panicking() {
+        let reactor = Reactor::new();
+        let task = TestWaker::new();
+        {
+            let mut sleep = pin!(reactor.sleep(Duration::MAX));
+            assert!(poll(sleep.as_mut(), &task.waker()).is_pending());
+            assert_eq!(entries(&reactor), 1);
+        }
+        assert_eq!(entries(&reactor), 0);
+    }
+
+    #[test]
+    fn the_entry_is_in_place_before_the_reactor_thread_hears_of_the_timer() {
+        // A reactor without its thread: the test plays the thread, and
+        // holds the map's lock while `register` runs on another thread.
+        let (events, heard) = mpsc::channel();
+        let reactor = Arc::new(Reactor {
+            timers: Arc::new(Timers::default()),
+            next_id: AtomicU64::new(0),
+            events,
+            thread: None,
+        });
+        let held = reactor.timers.lock().unwrap();
+        let registering = {
+            let reactor = Arc::clone(&reactor);
+            thread::spawn(move || reactor.register(Duration::ZERO, TestWaker::new().waker()))
+        };
+        // While the lock is held, the timer cannot be announced: `register`
+        // inserts its entry (under the lock) first. Announced before, a
+        // zero-length timer would be fired, and found missing, at once.
+        assert!(
+            heard.recv_timeout(Duration::from_millis(500)).is_err(),
+            "the reactor thread heard of a timer with no entry yet"
+        );
+        drop(held);
+        let Ok(Event::Timeout(_, id)) = heard.recv_timeout(PATIENCE) else {
+            panic!("no timer announced");
+        };
+        assert!(reactor.timers.lock().unwrap().contains_key(&id));
+        assert_eq!(registering.join().unwrap(), id);
+    }
+
+    #[test]
+    fn cancelled_deadlines_are_swept_out_of_the_heap() {
+        let timers = Timers::default();
+        let mut deadlines = Deadlines::default();
+        let later = Instant::now() + Duration::from_secs(3600);
+        // 100 pending timers, then 10,000 cancelled ones (entries gone).
+        for i in 0..100 {
+            timers.lock().unwrap().insert(TimerId(i), TimerState::Ready);
+            deadlines.push(later, TimerId(i), &timers);
+        }
+        for i in 100..10_100 {
+            deadlines.push(later, TimerId(i), &timers);
+            // Never more than twice the pending timers (or 64).
+            assert!(deadlines.heap.len() <= 2 * 100, "{}", deadlines.heap.len());
+        }
+        // The pending timers' deadlines are all still there.
+        let kept: std::collections::HashSet<_> =
+            deadlines.heap.iter().map(|Reverse((_, id))| *id).collect();
+        assert!((0..100).all(|i| kept.contains(&TimerId(i))));
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::future::Future;
 use std::io::Write;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, Weak};
 use std::task::Context;
 use std::thread;
 use std::time::Duration;
@@ -78,6 +78,10 @@ struct QueueState {
     /// Set when the executor is dropped: from then on nothing is queued
     /// (a queued task would keep the queue alive, and the queue the task).
     closed: bool,
+    /// Every task spawned, weakly: the executor's destructor drops the
+    /// futures of those still pending, which may hold their own task's
+    /// waker (a cycle that nothing else breaks).
+    tasks: Vec<Weak<Task>>,
 }
 
 impl std::fmt::Debug for QueueState {
@@ -87,6 +91,7 @@ impl std::fmt::Debug for QueueState {
             .field("abandoned", &self.abandoned.len())
             .field("live", &self.live)
             .field("closed", &self.closed)
+            .field("tasks", &self.tasks.len())
             .finish()
     }
 }
@@ -212,8 +217,16 @@ impl Executor {
         self.queue.note(format_args!("spawn {name}"));
         let mut state = self.queue.state.lock().unwrap();
         state.live += 1;
+        // Tasks that are gone leave their entries behind; sweep them out
+        // whenever they could outnumber the live ones.
+        if state.tasks.len() > 2 * state.live + 16 {
+            state.tasks.retain(|task| task.strong_count() > 0);
+        }
+        state.tasks.push(Arc::downgrade(&task));
         state.ready.push_back(task);
-        // `run` may already be waiting on another thread.
+        drop(state);
+        // `run` may already be waiting on another thread. Signalled after
+        // unlocking, so that it does not wake only to wait for the lock.
         self.queue.changed.notify_one();
     }
 }
@@ -340,12 +353,12 @@ impl Executor {
 // ANCHOR_END: run
 
 impl Drop for Executor {
-    /// Closes the queue and drops the tasks still on it (if `run` was
-    /// never called, or unwound): each holds the queue, and the queue
-    /// holds them. A task still pending elsewhere goes with its last
-    /// waker; its wakes no longer queue it.
+    /// Closes the queue, drops the tasks still on it (if `run` was never
+    /// called, or unwound: each holds the queue, and the queue holds them)
+    /// and the futures of every task still pending, which may hold their
+    /// own task's waker. From then on a wake queues nothing.
     fn drop(&mut self) {
-        let (queued, abandoned) = {
+        let (queued, abandoned, tasks) = {
             let mut state = self
                 .queue
                 .state
@@ -355,9 +368,19 @@ impl Drop for Executor {
             (
                 std::mem::take(&mut state.ready),
                 std::mem::take(&mut state.abandoned),
+                std::mem::take(&mut state.tasks),
             )
         };
+        // After unlocking: dropping a future may wake other tasks.
         drop((queued, abandoned));
+        for task in tasks.iter().filter_map(Weak::upgrade) {
+            let future = task
+                .future
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            drop(future);
+        }
     }
 }
 
@@ -615,6 +638,30 @@ mod tests {
         assert!(outcome.is_err());
         drop(executor);
         assert!(queue.upgrade().is_none());
+    }
+
+    #[test]
+    fn dropping_the_executor_frees_a_pending_task_that_holds_its_own_waker() {
+        let executor = Executor::new(Idle::Block);
+        let (sender, receiver) = futures::channel::oneshot::channel::<()>();
+        let alive = Arc::new(());
+        let witness = Arc::clone(&alive);
+        executor.spawn("holds its own waker", async move {
+            let _witness = witness;
+            // The task keeps the sender, and the channel keeps the task's
+            // waker: task -> future -> waker -> task.
+            let _sender = sender;
+            let _ = receiver.await;
+        });
+        let task = executor.next_task(&mut Stats::default()).unwrap();
+        executor.poll(task, &mut Stats::default());
+        let queue = Arc::downgrade(&executor.queue);
+        drop(executor);
+        assert_eq!(Arc::strong_count(&alive), 1, "the future was dropped");
+        assert!(
+            queue.upgrade().is_none(),
+            "the task and the queue are freed"
+        );
     }
 
     #[test]

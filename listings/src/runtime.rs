@@ -11,8 +11,10 @@
 //!
 //! Futures never leave the runtime's thread, so they need not be `Send`:
 //! they live in a map on this thread, and a waker carries only the task's
-//! id and its flag. A wake from another thread queues the id and writes the
-//! reactor's eventfd (at most once per wait).
+//! id and its flag. A wake queues the id and notifies the reactor, which
+//! writes its eventfd only while the runtime's thread sleeps in
+//! `epoll_wait`: a wake on the runtime's own thread (a task waking another,
+//! a timer, an I/O report) makes no system call.
 
 use std::cell::{Cell, RefCell};
 use std::cmp::Reverse;
@@ -24,13 +26,21 @@ use std::mem;
 use std::panic::{self, AssertUnwindSafe};
 use std::pin::{Pin, pin};
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use futures::FutureExt;
+
+// Under `--cfg loom` the model checker's lock and flag stand in for std's,
+// so that it can try every interleaving of a wake with the runtime's poll
+// (see the tests). `Arc` stays std's: `Waker::from` takes only that.
+#[cfg(loom)]
+use loom::sync::{Mutex, atomic::AtomicBool};
+#[cfg(not(loom))]
+use std::sync::{Mutex, atomic::AtomicBool};
 
 use super::epoll_reactor::Reactor;
 use super::notifier::Notifier;
@@ -109,8 +119,19 @@ impl Wake for TaskWaker {
         // The queue never holds more ids than there are tasks, so this push
         // allocates only while the queue grows to that size.
         self.shared.queue.lock().unwrap().push_back(self.id);
-        // Interrupts `epoll_wait`, if the runtime's thread is in it.
+        // Interrupts `epoll_wait` if the runtime's thread sleeps in it;
+        // if it is awake, a swap and no system call.
         self.shared.notifier.notify();
+    }
+}
+
+impl TaskWaker {
+    /// Called just before each poll: from now on a wake queues the task
+    /// again, even one during this poll. `Acquire` pairs with
+    /// `wake_by_ref`'s `Release`: the poll sees what the waker did before
+    /// waking, even when that wake found the task queued and did nothing.
+    fn unschedule(&self) {
+        self.scheduled.swap(false, Ordering::Acquire);
     }
 }
 // ANCHOR_END: wake
@@ -118,6 +139,12 @@ impl Wake for TaskWaker {
 // ANCHOR: spawn
 /// Awaits a spawned task's output. Dropping it lets the task run on,
 /// detached.
+///
+/// # Panics
+///
+/// Awaiting it panics if the task panicked (with the task's panic), or if
+/// the task was dropped with its runtime before it completed (awaited
+/// from another executor, after `Runtime` was dropped).
 pub struct JoinHandle<T> {
     state: Rc<RefCell<JoinState<T>>>,
 }
@@ -137,6 +164,35 @@ enum Output<T> {
     Done(thread::Result<T>),
     /// Handed to the `JoinHandle`'s awaiter.
     Taken,
+    /// The task was dropped unfinished, with its runtime.
+    Dropped,
+}
+
+/// The task's end of its `JoinHandle`: leaves the outcome there and wakes
+/// the awaiter. Dropped unused (the task was dropped before it completed),
+/// it says so, so that the awaiter is not left pending for ever.
+struct Completion<T>(Rc<RefCell<JoinState<T>>>);
+
+impl<T> Completion<T> {
+    fn finish(&self, output: Output<T>) {
+        let waiter = {
+            let mut state = self.0.borrow_mut();
+            state.output = output;
+            state.waiter.take()
+        };
+        if let Some(waiter) = waiter {
+            waiter.wake();
+        }
+    }
+}
+
+impl<T> Drop for Completion<T> {
+    fn drop(&mut self) {
+        let unfinished = matches!(self.0.borrow().output, Output::Pending);
+        if unfinished {
+            self.finish(Output::Dropped);
+        }
+    }
 }
 
 impl Handle {
@@ -155,20 +211,14 @@ impl Handle {
             output: Output::Pending,
             waiter: None,
         }));
-        let for_task = Rc::clone(&state);
+        // Moved into the task: dropped with it, completed or not.
+        let completion = Completion(Rc::clone(&state));
         let task = async move {
             // A panic ends this task only: it is kept for the `JoinHandle`
             // (the panic hook has already printed it), and the runtime
             // and its other tasks run on.
             let output = AssertUnwindSafe(future).catch_unwind().await;
-            let waiter = {
-                let mut state = for_task.borrow_mut();
-                state.output = Output::Done(output);
-                state.waiter.take()
-            };
-            if let Some(waiter) = waiter {
-                waiter.wake();
-            }
+            completion.finish(Output::Done(output));
         };
         let header = self.inner.new_task_waker();
         let id = header.id;
@@ -195,6 +245,7 @@ impl<T> Future for JoinHandle<T> {
                 panic::resume_unwind(panic)
             }
             Output::Taken => panic!("JoinHandle polled after it completed"),
+            Output::Dropped => panic!("the task was dropped with its runtime before it completed"),
             Output::Pending => {
                 state.output = Output::Pending;
                 let old = state.waiter.replace(cx.waker().clone());
@@ -389,7 +440,7 @@ impl Runtime {
                     break;
                 };
                 if id == main.id {
-                    main.scheduled.swap(false, Ordering::Acquire);
+                    main.unschedule();
                     let mut cx = Context::from_waker(&main_waker);
                     if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
                         return Ok(output);
@@ -417,8 +468,14 @@ impl Runtime {
                 Some(Duration::ZERO)
             };
             rounds_busy = 0;
-            // 4. Wake the tasks whose I/O is ready.
-            inner.reactor.wait(timeout)?;
+            // 4. Wake the tasks whose I/O is ready. Before sleeping, the
+            //    reactor marks this thread asleep, so that wakes from now
+            //    on write the eventfd, and then looks at the queue once
+            //    more: a wake that came just before found the thread awake
+            //    and wrote nothing.
+            inner
+                .reactor
+                .wait_unless(timeout, || !inner.shared.queue.lock().unwrap().is_empty())?;
         }
     }
 }
@@ -443,9 +500,7 @@ impl Inner {
             // Completed after a wake-up queued it.
             return;
         };
-        // From now on a wake queues the task again, even one during this
-        // poll. `Acquire` pairs with `wake_by_ref`'s `Release`.
-        task.header.scheduled.swap(false, Ordering::Acquire);
+        task.header.unschedule();
         let mut cx = Context::from_waker(&task.waker);
         match task.future.as_mut().poll(&mut cx) {
             Poll::Pending => {
@@ -528,6 +583,7 @@ impl fmt::Debug for Sleep {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+    use crate::syscall_counts::Counts;
     use crate::test_executors::{Library, PATIENCE, in_background};
     use std::sync::mpsc;
     use std::thread;
@@ -603,6 +659,137 @@ mod tests {
         });
         assert_eq!(rt.block_on(rx).unwrap(), Ok("from the other thread"));
         sender.join().unwrap();
+    }
+
+    #[test]
+    fn a_wake_from_another_thread_writes_once_to_wake_the_sleeping_runtime() {
+        let rt = runtime();
+        let notifier = Arc::clone(rt.handle().reactor().notifier());
+        let (tx, rx) = futures::channel::oneshot::channel();
+        let sender = thread::spawn(move || {
+            // Until the runtime's thread has said it sleeps (no timers, no
+            // I/O: it waits for the eventfd alone)...
+            while !notifier.is_asleep() {
+                thread::yield_now();
+            }
+            // ...then the wake writes, once.
+            let before = Counts::now();
+            tx.send("from the other thread").unwrap();
+            Counts::since(before).eventfd_writes
+        });
+        assert_eq!(rt.block_on(rx).unwrap(), Ok("from the other thread"));
+        assert_eq!(sender.join().unwrap(), 1);
+    }
+
+    #[test]
+    fn a_hundred_messages_make_one_wait_each_and_no_eventfd_write() {
+        use std::io::{Read, Write};
+        let rt = runtime();
+        let (ours, mut theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+        let ours = crate::async_fd::Async::new(rt.handle().reactor(), ours).unwrap();
+        // The other thread sends a byte, and the next only once the
+        // runtime has answered: 100 messages, each waited for apart. It
+        // wakes nothing; the reactor's reports do.
+        let peer = thread::spawn(move || {
+            for i in 0..100u8 {
+                theirs.write_all(&[i]).unwrap();
+                let mut answer = [0];
+                theirs.read_exact(&mut answer).unwrap();
+                assert_eq!(answer, [i]);
+            }
+        });
+        let before = Counts::now();
+        rt.block_on(async {
+            let mut buf = [0; 1];
+            for i in 0..100u8 {
+                assert_eq!(ours.read(&mut buf).await.unwrap(), 1);
+                assert_eq!(buf, [i]);
+                ours.write_all(&buf).await.unwrap();
+            }
+        })
+        .unwrap();
+        let counts = Counts::since(before);
+        peer.join().unwrap();
+        // Every wake came while the runtime's thread was awake (it had
+        // just returned from `epoll_wait`): none wrote the eventfd, so no
+        // wait returned at once for it. (Waking itself, the runtime made
+        // 95 writes and 188 waits here.)
+        assert_eq!(counts.eventfd_writes, 0, "{counts:?}");
+        assert!(counts.epoll_waits <= 100 + 2, "{counts:?}");
+    }
+
+    #[test]
+    fn two_tasks_playing_ping_pong_make_no_eventfd_write() {
+        use futures::StreamExt;
+        let rt = runtime();
+        let handle = rt.handle().clone();
+        let (to_pong, mut pong_inbox) = futures::channel::mpsc::unbounded::<u32>();
+        let (to_ping, mut ping_inbox) = futures::channel::mpsc::unbounded::<u32>();
+        let pong = handle.spawn(async move {
+            while let Some(n) = pong_inbox.next().await {
+                to_ping.unbounded_send(n + 1).unwrap();
+            }
+        });
+        let before = Counts::now();
+        let last = rt
+            .block_on(async move {
+                let mut n = 0;
+                for _ in 0..1000 {
+                    to_pong.unbounded_send(n).unwrap();
+                    n = ping_inbox.next().await.unwrap();
+                }
+                drop(to_pong);
+                pong.await;
+                n
+            })
+            .unwrap();
+        let counts = Counts::since(before);
+        assert_eq!(last, 1000);
+        assert_eq!(counts.eventfd_writes, 0, "{counts:?}");
+        // With work always queued, one look at the reactor per round
+        // (`io_interval` 1), two rounds per exchange; never a sleep.
+        assert!(counts.epoll_waits <= 2 * 1000 + 2, "{counts:?}");
+    }
+
+    #[test]
+    fn awaiting_a_task_dropped_with_its_runtime_panics() {
+        let rt = runtime();
+        let handle = rt.handle().clone();
+        let (_never_sent, rx) = futures::channel::oneshot::channel::<()>();
+        let waiting = handle.spawn(async move {
+            let _ = rx.await;
+        });
+        rt.block_on(async {}).unwrap();
+        let never_polled = handle.spawn(async {});
+        drop(rt);
+        for join in [waiting, never_polled] {
+            let awaited = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                futures::executor::block_on(join);
+            }));
+            let payload = awaited.unwrap_err();
+            assert_eq!(
+                payload.downcast_ref::<&str>(),
+                Some(&"the task was dropped with its runtime before it completed")
+            );
+        }
+    }
+
+    #[test]
+    fn a_task_awaiting_a_handle_is_woken_when_that_task_is_dropped() {
+        // At `Runtime::drop`: the awaiter is woken, not left pending.
+        let rt = runtime();
+        let handle = rt.handle().clone();
+        let (_never_sent, rx) = futures::channel::oneshot::channel::<()>();
+        let waiting = handle.spawn(async move {
+            let _ = rx.await;
+        });
+        let mut join = pin!(waiting);
+        let woken = crate::test_wakers::TestWaker::new();
+        let waker = woken.waker();
+        let polled = join.as_mut().poll(&mut Context::from_waker(&waker));
+        assert!(polled.is_pending());
+        drop(rt);
+        assert_eq!(woken.wakes(), 1);
     }
 
     #[test]
@@ -979,5 +1166,69 @@ mod tests {
             let _ = inside.block_on(async {});
         })
         .unwrap();
+    }
+}
+
+/// loom tries every interleaving of a wake from another thread with the
+/// runtime's taking of the task off the queue, clearing of its flag, poll,
+/// and sleep: the runtime's own `TaskWaker`, `unschedule` and `Notifier`,
+/// around its loop cut down to one task. The loop returns only once the
+/// task has completed: a lost wake-up leaves it asleep on the eventfd,
+/// which loom reports as a deadlock.
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::*;
+    use loom::sync::atomic::AtomicUsize;
+
+    #[test]
+    fn loom_a_wake_racing_a_poll_is_never_lost() {
+        loom::model(|| {
+            let shared = Arc::new(Shared {
+                queue: Mutex::new(VecDeque::new()),
+                notifier: Arc::new(Notifier::new().unwrap()),
+            });
+            // Spawned: queued, its flag set.
+            let header = Arc::new(TaskWaker {
+                id: 0,
+                scheduled: AtomicBool::new(true),
+                shared: Arc::clone(&shared),
+            });
+            shared.queue.lock().unwrap().push_back(0);
+            let waker = Waker::from(Arc::clone(&header));
+            // Published with a relaxed store: only the flag's Release (in
+            // `wake`) and Acquire (in `unschedule`) make the poll after the
+            // wake see it when the wake finds the task queued; and only the
+            // notifier's swaps when the wake queues it while the runtime
+            // goes to sleep.
+            let data = Arc::new(AtomicUsize::new(0));
+            let other = {
+                let data = Arc::clone(&data);
+                loom::thread::spawn(move || {
+                    data.store(1, Ordering::Relaxed);
+                    waker.wake();
+                })
+            };
+            let mut polls = 0;
+            loop {
+                let next = shared.queue.lock().unwrap().pop_front();
+                if next.is_some() {
+                    header.unschedule();
+                    polls += 1;
+                    if data.load(Ordering::Relaxed) == 1 {
+                        break;
+                    }
+                    continue;
+                }
+                let notifier = &shared.notifier;
+                let sleeps = notifier.may_sleep(|| !shared.queue.lock().unwrap().is_empty());
+                if sleeps {
+                    notifier.wait_readable();
+                }
+                notifier.woke(sleeps);
+            }
+            other.join().unwrap();
+            // Completed, after one poll or two.
+            assert!((1..=2).contains(&polls), "{polls} polls");
+        });
     }
 }

@@ -40,8 +40,10 @@ pub trait SimpleFuture {
 // ANCHOR_END: simple_future
 
 // ANCHOR: when_readable
-/// A thread waiting for a socket to become readable. Dropping it stops the
-/// thread without calling back.
+/// A thread waiting for a socket to become readable. Dropping it tells the
+/// thread to stop: the thread ends shortly after, without calling back,
+/// unless the socket became readable just before the drop (then the thread
+/// may still call back, once: an extra wake-up, which does no harm).
 #[derive(Debug)]
 pub struct Watcher {
     /// One end of a socket pair; the thread also waits on the other end.
@@ -49,8 +51,9 @@ pub struct Watcher {
     _stop: UnixStream,
 }
 
-/// Calls `on_readable` once `socket` has data to read or its peer hung up,
-/// unless the returned [`Watcher`] is dropped first.
+/// Calls `on_readable` once `socket` has data to read or its peer hung up.
+/// Dropping the returned [`Watcher`] stops the wait; a call already on its
+/// way may still come, once (see [`Watcher`]).
 ///
 /// One thread per wait is the simplest way to really wait for the operating
 /// system. Chapter 8 replaces it with one `epoll` for every socket.
@@ -73,6 +76,8 @@ pub fn when_readable(
         if !fds[1].revents().is_empty() {
             return; // nobody is waiting any more
         }
+        // The `Watcher` may be dropped from here on: then this one call
+        // comes after nobody waits, an extra wake-up.
         // Readable, hung up or in error: in every case the reader must look
         // again, so always call back. A lost call would leave it pending.
         on_readable();
@@ -108,12 +113,12 @@ impl SimpleFuture for SocketRead<'_> {
         match self.socket.read(&mut buf) {
             // Data was there (or the peer closed the socket: `n == 0`).
             Ok(n) => {
-                self.watcher = None; // stops a thread still waiting
+                self.watcher = None; // a thread still waiting stops soon
                 Poll::Ready(Ok(buf[..n].to_vec()))
             }
             // "Would block" means "not ready": first arrange to be woken,
-            // then report `Pending`. The new watcher replaces (and stops)
-            // the previous one, so there is never more than one.
+            // then report `Pending`. The new watcher replaces the previous
+            // one, whose thread stops shortly after: only one keeps waiting.
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                 match when_readable(self.socket, wake) {
                     Ok(watcher) => {

@@ -87,6 +87,7 @@ fn complete(shared: &Mutex<SharedState>) {
 }
 // ANCHOR_END: new
 
+// ANCHOR: drop
 impl Drop for TimerFuture {
     fn drop(&mut self) {
         // Nobody waits on this timer any more: let go of the task's waker
@@ -97,6 +98,7 @@ impl Drop for TimerFuture {
         }
     }
 }
+// ANCHOR_END: drop
 
 #[cfg(all(test, loom))]
 mod loom_tests {

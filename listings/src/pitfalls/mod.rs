@@ -3,6 +3,7 @@
 //!
 //! | module | bug | fixed in |
 //! | --- | --- | --- |
+//! | [`first_timer`] | a timer that keeps the first waker it gets (wakes the old task), and keeps it after it is dropped | [`super::timer`] |
 //! | [`split_lock_timer`] | lost wake-up: check and store under two locks | [`super::timer`] |
 //! | [`channel_executor`] | the first executor: blocking wakes, duplicate entries, a late `run`, a panic that ends all | [`super::fixed_executor`] |
 //! | [`leaky_waker`] | a waker whose `drop` does nothing: every task leaks | [`super::raw_waker`] |
@@ -14,6 +15,7 @@
 pub mod broken_parkers;
 pub mod channel_executor;
 pub mod first_reactor;
+pub mod first_timer;
 pub mod leaky_waker;
 pub mod park_block_on;
 pub mod split_lock_reactor;

@@ -1,7 +1,8 @@
 //! The files a report is made from, read from a run's target directory
 //! or from the copy kept in `data/bench/raw/`.
 
-use bench_results::Result;
+use bench_results::raw::{Echo, RawFile, Timers};
+use bench_results::{Machine, Result};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -34,10 +35,7 @@ impl Bundle {
             // baseline) and `change/`: only `new/` counts.
             find_criterion(&criterion, "", "new", &mut bundle.criterion)?;
         }
-        let raw = target.join("bench-raw");
-        bundle.timers = read_if_present(&raw.join("timers.json"))?;
-        bundle.echo = read_if_present(&raw.join("echo.json"))?;
-        bundle.machine = read_if_present(&raw.join("machine.json"))?;
+        bundle.read_raw_files(&target.join("bench-raw"))?;
         Ok(bundle)
     }
 
@@ -51,10 +49,17 @@ impl Bundle {
         if criterion.is_dir() {
             find_criterion(&criterion, "", "", &mut bundle.criterion)?;
         }
-        bundle.timers = read_if_present(&dir.join("timers.json"))?;
-        bundle.echo = read_if_present(&dir.join("echo.json"))?;
-        bundle.machine = read_if_present(&dir.join("machine.json"))?;
+        bundle.read_raw_files(dir)?;
         Ok(bundle)
+    }
+
+    /// Reads `timers.json`, `echo.json` and `machine.json` from `dir`,
+    /// those that are there.
+    fn read_raw_files(&mut self, dir: &Path) -> Result<()> {
+        self.timers = read_if_present(&dir.join(Timers::FILE))?;
+        self.echo = read_if_present(&dir.join(Echo::FILE))?;
+        self.machine = read_if_present(&dir.join(Machine::FILE))?;
+        Ok(())
     }
 
     /// Replaces `dir` with these files; returns how many it wrote.
@@ -72,9 +77,9 @@ impl Bundle {
             files += 2;
         }
         for (name, text) in [
-            ("timers.json", &self.timers),
-            ("echo.json", &self.echo),
-            ("machine.json", &self.machine),
+            (Timers::FILE, &self.timers),
+            (Echo::FILE, &self.echo),
+            (Machine::FILE, &self.machine),
         ] {
             if let Some(text) = text {
                 std::fs::write(dir.join(name), text)?;

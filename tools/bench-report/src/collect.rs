@@ -3,9 +3,10 @@
 //! for the book.
 
 use crate::bundle::Bundle;
-use crate::expected::check_complete;
+use crate::expected::{PARAM, check_complete};
 use crate::machine::busy;
-use bench_results::{Machine, Measure, REPORT_COMMAND, Result, Unit};
+use bench_results::raw::{Echo, GroupFile, Outcome, RawFile, Timers};
+use bench_results::{Group, Machine, Measure, REPORT_COMMAND, Result, Unit};
 use serde::Deserialize;
 
 /// What a [`Bundle`] holds, read.
@@ -28,21 +29,6 @@ impl Collected {
     fn push(&mut self, id: String, value: f64, unit: Unit) {
         self.measures.push(Measure { id, value, unit });
     }
-
-    /// Records measure `id`, or, where its file left the value out, the
-    /// problem that `missing` words.
-    fn push_or_missing(
-        &mut self,
-        id: String,
-        value: Option<f64>,
-        unit: Unit,
-        missing: impl FnOnce() -> String,
-    ) {
-        match value {
-            Some(value) => self.push(id, value, unit),
-            None => self.problems.push(missing()),
-        }
-    }
 }
 
 /// Reads a bundle: criterion's estimates (ns per iteration, per element
@@ -60,11 +46,11 @@ pub fn collect(bundle: &Bundle) -> Result<Collected> {
     }
     for (file, text, read) in [
         (
-            "timers.json",
+            Timers::FILE,
             &bundle.timers,
             collect_timers as fn(&str, &mut Collected) -> Result<()>,
         ),
-        ("echo.json", &bundle.echo, collect_echo),
+        (Echo::FILE, &bundle.echo, collect_echo),
     ] {
         match text {
             Some(text) => read(text, &mut collected).map_err(|e| format!("{file}: {e}"))?,
@@ -73,21 +59,24 @@ pub fn collect(bundle: &Bundle) -> Result<Collected> {
     }
     match &bundle.machine {
         Some(text) => {
-            let machine: Machine =
-                serde_json::from_str(text).map_err(|e| format!("machine.json: {e}"))?;
+            let machine =
+                Machine::from_json(text).map_err(|e| format!("{}: {e}", Machine::FILE))?;
             for (name, load) in [
                 ("load_start", machine.load_start),
                 ("load_end", machine.load_end),
             ] {
                 if load.is_none() {
-                    collected.problems.push(format!("machine.json: no {name}"));
+                    collected
+                        .problems
+                        .push(format!("{}: no {name}", Machine::FILE));
                 }
             }
             collected.warnings.extend(busy(&machine));
             collected.machine = Some(machine);
         }
         None => collected.problems.push(format!(
-            "no machine.json (`{REPORT_COMMAND} --measure` writes it around the run)"
+            "no {} (`{REPORT_COMMAND} --measure` writes it around the run)",
+            Machine::FILE
         )),
     }
     collected
@@ -147,173 +136,85 @@ fn collect_benchmark(benchmark: &str, estimates: &str, collected: &mut Collected
     Ok(())
 }
 
-/// What the benchmarks say about a file's run: whether it was a quick one
-/// (`quick`), and what went wrong (`problems`: a leak, a failed
-/// connection, a failed implementation, an early timer; empty when
-/// healthy). Both must be there.
-fn check_health(
-    file: &str,
-    quick: Option<bool>,
-    problems: Option<Vec<String>>,
-    collected: &mut Collected,
-) {
-    match quick {
-        Some(false) => {}
-        Some(true) => collected.problems.push(format!(
-            "{file}: a quick run (`-- --test` or BENCH_QUICK=1), with a quick run's sizes"
-        )),
-        None => collected.problems.push(format!("{file}: no `quick` field")),
+/// What the benchmarks say about a file's run: a quick run, and what
+/// went wrong (a leak, a failed connection, a failed implementation, an
+/// early timer), each a problem.
+fn check_health<F: GroupFile>(file: &F, collected: &mut Collected) {
+    if file.quick() {
+        collected.problems.push(format!(
+            "{}: a quick run (`-- --test` or BENCH_QUICK=1), with a quick run's sizes",
+            F::FILE
+        ));
     }
-    match problems {
-        Some(problems) => collected
-            .problems
-            .extend(problems.into_iter().map(|p| format!("{file}: {p}"))),
-        None => collected
-            .problems
-            .push(format!("{file}: no `problems` field")),
+    collected
+        .problems
+        .extend(file.problems().iter().map(|p| format!("{}: {p}", F::FILE)));
+}
+
+/// A run's parameters as measures (unit `count`): `<group>/param/<name>`.
+fn collect_parameters<F: GroupFile>(file: &F, collected: &mut Collected) {
+    for (name, value) in F::PARAMETERS.iter().zip(file.parameters()) {
+        collected.push(F::GROUP.measure(PARAM, name), value, Unit::Count);
     }
 }
 
-/// A run's parameters as measures (unit `count`); a missing one is a
-/// problem.
-fn collect_parameters(file: &str, parameters: &[(&str, Option<f64>)], collected: &mut Collected) {
-    for (id, value) in parameters {
-        collected.push_or_missing(id.to_string(), *value, Unit::Count, || {
-            let field = id.rsplit('/').next().unwrap_or(id).replace('-', "_");
-            format!("{file}: no `{field}`")
-        });
-    }
-}
-
-/// `timers.json`, as `benchmarks/src/timers.rs` writes it. An
-/// implementation that failed has only `error`.
-#[derive(Deserialize)]
-struct Timers {
-    quick: Option<bool>,
-    problems: Option<Vec<String>>,
-    count: Option<f64>,
-    duration_ms: Option<f64>,
-    runs: Option<f64>,
-    results: Vec<TimerResult>,
-}
-
-#[derive(Deserialize)]
-struct TimerResult {
-    #[serde(rename = "impl")]
-    implementation: String,
-    error: Option<String>,
-    wall_ms: Option<f64>,
-    overhead_ms: Option<f64>,
-    lateness_us: Option<Lateness>,
-    early: Option<u64>,
-    peak_rss_mib: Option<f64>,
-}
-
-#[derive(Deserialize)]
-struct Lateness {
-    p50: f64,
-    p99: f64,
-    max: f64,
-}
-
+/// `timers.json`: its parameters, and each implementation's measures,
+/// `timers/<metric>/<impl>`; an implementation that failed is a problem.
 fn collect_timers(text: &str, collected: &mut Collected) -> Result<()> {
-    let timers: Timers = serde_json::from_str(text)?;
-    check_health("timers.json", timers.quick, timers.problems, collected);
-    collect_parameters(
-        "timers.json",
-        &[
-            ("timers/param/count", timers.count),
-            ("timers/param/duration-ms", timers.duration_ms),
-            ("timers/param/runs", timers.runs),
-        ],
-        collected,
-    );
+    let timers = Timers::from_json(text)?;
+    check_health(&timers, collected);
+    collect_parameters(&timers, collected);
     for r in timers.results {
-        let name = &r.implementation;
-        if let Some(error) = &r.error {
-            collected
-                .problems
-                .push(format!("timers.json: {name} failed: {error}"));
-            continue;
-        }
-        let lateness = r.lateness_us.as_ref();
+        let name = r.implementation;
+        let m = match r.outcome {
+            Outcome::Measured(m) => m,
+            Outcome::Failed { error } => {
+                collected
+                    .problems
+                    .push(format!("{}: {name} failed: {error}", Timers::FILE));
+                continue;
+            }
+        };
         for (metric, value, unit) in [
-            ("wall", r.wall_ms, Unit::Milliseconds),
-            ("overhead", r.overhead_ms, Unit::Milliseconds),
-            ("p50", lateness.map(|l| l.p50), Unit::Microseconds),
-            ("p99", lateness.map(|l| l.p99), Unit::Microseconds),
-            ("max", lateness.map(|l| l.max), Unit::Microseconds),
-            ("memory", r.peak_rss_mib, Unit::Mebibytes),
-            ("early", r.early.map(|n| n as f64), Unit::Count),
+            ("wall", m.wall_ms, Unit::Milliseconds),
+            ("overhead", m.overhead_ms, Unit::Milliseconds),
+            ("p50", m.lateness_us.p50, Unit::Microseconds),
+            ("p99", m.lateness_us.p99, Unit::Microseconds),
+            ("max", m.lateness_us.max, Unit::Microseconds),
+            ("memory", m.peak_rss_mib, Unit::Mebibytes),
+            ("early", m.early as f64, Unit::Count),
         ] {
-            collected.push_or_missing(format!("timers/{metric}/{name}"), value, unit, || {
-                format!("timers.json: {name} has no {metric}")
-            });
+            collected.push(Group::Timers.measure(metric, name), value, unit);
         }
     }
     Ok(())
 }
 
-/// `echo.json`, as `benchmarks/src/echo.rs` writes it: one entry per
-/// implementation and number of connections.
-#[derive(Deserialize)]
-struct Echo {
-    quick: Option<bool>,
-    problems: Option<Vec<String>>,
-    message_bytes: Option<f64>,
-    seconds: Option<f64>,
-    runs: Option<f64>,
-    results: Vec<EchoResult>,
-}
-
-#[derive(Deserialize)]
-struct EchoResult {
-    #[serde(rename = "impl")]
-    implementation: String,
-    connections: Option<u64>,
-    error: Option<String>,
-    throughput_mib_s: Option<f64>,
-    p50_us: Option<f64>,
-    p99_us: Option<f64>,
-}
-
+/// `echo.json`: its parameters, and each point's measures,
+/// `echo/<metric>-<connections>/<impl>`; a point that failed is a problem.
 fn collect_echo(text: &str, collected: &mut Collected) -> Result<()> {
-    let echo: Echo = serde_json::from_str(text)?;
-    check_health("echo.json", echo.quick, echo.problems, collected);
-    collect_parameters(
-        "echo.json",
-        &[
-            ("echo/param/message-bytes", echo.message_bytes),
-            ("echo/param/seconds", echo.seconds),
-            ("echo/param/runs", echo.runs),
-        ],
-        collected,
-    );
+    let echo = Echo::from_json(text)?;
+    check_health(&echo, collected);
+    collect_parameters(&echo, collected);
     for r in echo.results {
-        let name = &r.implementation;
-        let connections = r
-            .connections
-            .map_or_else(|| "?".to_string(), |c| c.to_string());
-        if let Some(error) = &r.error {
-            collected.problems.push(format!(
-                "echo.json: {name} with {connections} connections failed: {error}"
-            ));
-            continue;
-        }
-        if r.connections.is_none() {
-            return Err(format!("{name}: no `connections`").into());
-        }
+        let (name, connections) = (r.implementation, r.connections);
+        let m = match r.outcome {
+            Outcome::Measured(m) => m,
+            Outcome::Failed { error } => {
+                collected.problems.push(format!(
+                    "{}: {name} with {connections} connections failed: {error}",
+                    Echo::FILE
+                ));
+                continue;
+            }
+        };
         for (metric, value, unit) in [
-            ("throughput", r.throughput_mib_s, Unit::MebibytesPerSecond),
-            ("p50", r.p50_us, Unit::Microseconds),
-            ("p99", r.p99_us, Unit::Microseconds),
+            ("throughput", m.throughput_mib_s, Unit::MebibytesPerSecond),
+            ("p50", m.p50_us, Unit::Microseconds),
+            ("p99", m.p99_us, Unit::Microseconds),
         ] {
-            collected.push_or_missing(
-                format!("echo/{metric}-{connections}/{name}"),
-                value,
-                unit,
-                || format!("echo.json: {name} with {connections} connections has no {metric}"),
-            );
+            let case = format!("{metric}-{connections}");
+            collected.push(Group::Echo.measure(case, name), value, unit);
         }
     }
     Ok(())
@@ -323,11 +224,12 @@ fn collect_echo(text: &str, collected: &mut Collected) -> Result<()> {
 mod tests {
     use super::*;
     use crate::charts::CHARTS;
-    use crate::expected::{ECHO, ECHO_CONNECTIONS, PARAMETERS, TIMERS, expected};
+    use crate::expected::{expected, parameters};
     use crate::labels::{Labels, Lang};
     use crate::report::render_charts;
     use crate::test_support::*;
     use bench_results::Results;
+    use bench_results::{Impl, ids};
 
     #[test]
     fn a_run_is_collected_into_ids_units_and_values_per_element() {
@@ -364,13 +266,13 @@ mod tests {
         dir.write(
             "bench-raw/timers.json",
             r#"{"quick": false, "problems": [], "count": 10000, "duration_ms": 100, "runs": 5, "rss_method": "clear_refs", "results": [
-                {"impl": "book-ch07", "wall_ms": 104.5, "overhead_ms": 4.5,
+                {"impl": "book-ch07", "wall_ms": 104.5, "overhead_ms": 4.5, "start_ms": 3.0,
                  "lateness_us": {"p50": 250.0, "p99": 1500.0, "max": 2100.0}, "early": 0, "peak_rss_mib": 5.4},
                 {"impl": "book-ch02", "error": "could not spawn a thread"}]}"#,
         );
         dir.write(
             "bench-raw/echo.json",
-            r#"{"quick": false, "problems": [], "message_bytes": 1024, "seconds": 2.0, "runs": 3, "connections": [1, 100], "results": [
+            r#"{"quick": false, "problems": [], "message_bytes": 1024, "seconds": 2.0, "warm_up_seconds": 0.5, "runs": 3, "connections": [1, 100], "results": [
                 {"impl": "tokio", "connections": 1, "round_trips": 50000, "throughput_mib_s": 24.4, "p50_us": 38.0, "p99_us": 61.0},
                 {"impl": "tokio", "connections": 100, "round_trips": 90000, "throughput_mib_s": 43.9, "p50_us": 2100.0, "p99_us": 3050.0}]}"#,
         );
@@ -440,7 +342,10 @@ mod tests {
             ("2026-05-01", Some(0.12), Some(1.6))
         );
         let expected_count: usize = expected().iter().map(|(_, names)| names.len()).sum();
-        assert_eq!(collected.measures.len(), expected_count + PARAMETERS.len());
+        assert_eq!(
+            collected.measures.len(),
+            expected_count + parameters().len()
+        );
         // Every chart is drawn, with every bar it expects.
         let results = Results::new(machine, collected.measures).unwrap();
         let labels = Labels::load(&crate::test_support::root()).unwrap();
@@ -454,17 +359,18 @@ mod tests {
     fn a_quick_or_unhealthy_run_is_refused() {
         let dir = TempDir::new("unhealthy");
         complete_run(&dir);
-        dir.write(
-            "bench-raw/timers.json",
-            &timers_json(&TIMERS).replace(r#""quick": false"#, r#""quick": true"#),
-        );
-        dir.write(
-            "bench-raw/echo.json",
-            &echo_json(&ECHO, &ECHO_CONNECTIONS).replace(
-                r#""problems": []"#,
-                r#""problems": ["tokio at 1000: LEAK of 3 fds", "async-io at 100: 2 connections failed"]"#,
-            ),
-        );
+        let mut quick = timers(&ids::TIMERS);
+        quick.quick = true;
+        dir.write("bench-raw/timers.json", &quick.to_json());
+        let mut unhealthy = echo(&ids::ECHO, &ids::ECHO_CONNECTIONS);
+        unhealthy.problems = vec![
+            "tokio at 1000: LEAK of 3 fds".into(),
+            "async-io at 100: 2 connections failed".into(),
+        ];
+        unhealthy.results[0].outcome = Outcome::Failed {
+            error: "connect timed out".into(),
+        };
+        dir.write("bench-raw/echo.json", &unhealthy.to_json());
         let collected = collect_target(&dir);
         assert_eq!(
             collected.problems,
@@ -472,24 +378,23 @@ mod tests {
                 "timers.json: a quick run (`-- --test` or BENCH_QUICK=1), with a quick run's sizes",
                 "echo.json: tokio at 1000: LEAK of 3 fds",
                 "echo.json: async-io at 100: 2 connections failed",
+                "echo.json: book-ch09 with 1 connections failed: connect timed out",
+                "echo/throughput-1: no book-ch09",
+                "echo/p50-1: no book-ch09",
+                "echo/p99-1: no book-ch09",
             ]
         );
-        // Files without the two fields are from before them: refused too.
-        dir.write(
-            "bench-raw/timers.json",
-            &timers_json(&TIMERS)
-                .replace(r#""quick": false, "problems": [], "count": 10000, "#, ""),
-        );
-        dir.write("bench-raw/echo.json", &echo_json(&ECHO, &ECHO_CONNECTIONS));
-        let collected = collect_target(&dir);
-        assert_eq!(
-            collected.problems,
-            [
-                "timers.json: no `quick` field",
-                "timers.json: no `problems` field",
-                "timers.json: no `count`",
-                "no parameter `timers/param/count`",
-            ]
+        // Files without the two fields are from before them: not read.
+        let text = timers(&ids::TIMERS)
+            .to_json()
+            .replace("\"quick\": false,", "");
+        dir.write("bench-raw/timers.json", &text);
+        let error = collect(&Bundle::from_target(&dir.0).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("timers.json: missing field `quick`"),
+            "{error}"
         );
     }
 
@@ -521,12 +426,15 @@ mod tests {
         for file in ["no criterion results", "no timers.json", "no echo.json"] {
             assert!(collected.problems.iter().any(|p| p == file), "{file}");
         }
-        dir.write("bench-raw/echo.json", r#"{"results": [{"impl": "tokio"}]}"#);
+        let text = echo(&[Impl::Tokio], &[1])
+            .to_json()
+            .replace("\"connections\": 1,", "");
+        dir.write("bench-raw/echo.json", &text);
         let error = collect(&Bundle::from_target(&dir.0).unwrap())
             .unwrap_err()
             .to_string();
         assert!(
-            error.contains("echo.json") && error.contains("connections"),
+            error.starts_with("echo.json: missing field `connections`"),
             "{error}"
         );
         criterion(

@@ -2,95 +2,87 @@
 //! and the run's parameters. A run that misses one is not fit for the book
 //! ([`check_complete`]).
 
-use bench_results::Measure;
+use bench_results::ids::{
+    self, BLOCK_ON_CASES, ECHO_CONNECTIONS, PARTS_CASE, PING_PONG_TURNS, SPAWN_TASKS,
+    WAKES_PER_POLL, impl_ids, part_ids,
+};
+use bench_results::raw::{Echo, GroupFile, Timers};
+use bench_results::{Group, Measure, Part};
 use std::collections::BTreeSet;
 
-/// The `block_on` group's implementations, in the order the charts draw
-/// them: the book's in the order the book builds them, then the libraries.
-pub const BLOCK_ON: [&str; 6] = [
-    "book-ch06",
-    "book-ch10-parker",
-    "book-ch10",
-    "pollster",
-    "futures",
-    "futures-lite",
-];
-/// The executors of `spawn`, `ping_pong` and `wake_many`.
-pub const EXECUTORS: [&str; 7] = [
-    "book-ch03",
-    "book-ch03-fixed",
-    "book-ch09",
-    "book-ch10",
-    "async-executor",
-    "tokio",
-    "futures",
-];
+/// The `block_on` group's implementations, as the charts label them, in
+/// the order they draw them ([`ids::BLOCK_ON`]).
+pub const BLOCK_ON: [&str; 6] = impl_ids(ids::BLOCK_ON);
+/// The executors of `spawn`, `ping_pong` and `wake_many`
+/// ([`ids::EXECUTORS`]).
+pub const EXECUTORS: [&str; 7] = impl_ids(ids::EXECUTORS);
 /// The primitives of `parts` (not implementations: the parts chart has
 /// one colour).
-pub const PARTS: [&str; 9] = [
-    "condvar-notify",
-    "mutex",
-    "eventfd-write",
-    "epoll-wait-0",
-    "epoll-ctl-mod",
-    "clock",
-    "hashmap-sip",
-    "arc-new",
-    "box-pin-future",
-];
-/// The timers' implementations.
-pub const TIMERS: [&str; 5] = ["book-ch02", "book-ch07", "book-ch09", "tokio", "async-io"];
-/// The echo servers.
-pub const ECHO: [&str; 4] = ["book-ch09", "book-ch10", "tokio", "async-io"];
-/// The echo group's connection counts.
-pub const ECHO_CONNECTIONS: [u64; 3] = [1, 100, 1000];
+pub const PARTS: [&str; 9] = part_ids(Part::ALL);
+/// The timers' implementations ([`ids::TIMERS`]).
+pub const TIMERS: [&str; 5] = impl_ids(ids::TIMERS);
+/// The echo servers ([`ids::ECHO`]).
+pub const ECHO: [&str; 4] = impl_ids(ids::ECHO);
 /// The timers' metrics, each a measure `timers/<metric>/<impl>`.
 const TIMER_METRICS: [&str; 7] = ["wall", "overhead", "p50", "p99", "max", "memory", "early"];
 /// The echo group's metrics, each `echo/<metric>-<connections>/<impl>`.
 const ECHO_METRICS: [&str; 3] = ["throughput", "p50", "p99"];
 
+/// The case of a run's parameters: `timers/param/count`.
+pub const PARAM: &str = "param";
+
 /// A run's parameters, kept as measures (unit `count`) so that a chapter
 /// can say them with `{{#bench …}}`: the timers' number of timers, their
 /// duration and the runs whose median is reported; the echo messages'
-/// size, the measured window and the runs per point.
-pub const PARAMETERS: [&str; 6] = [
-    "timers/param/count",
-    "timers/param/duration-ms",
-    "timers/param/runs",
-    "echo/param/message-bytes",
-    "echo/param/seconds",
-    "echo/param/runs",
-];
+/// size, the measured window and the runs per point
+/// ([`GroupFile::PARAMETERS`]): `timers/param/count`.
+pub fn parameters() -> Vec<String> {
+    fn of<F: GroupFile>() -> impl Iterator<Item = String> {
+        F::PARAMETERS
+            .iter()
+            .map(|name| F::GROUP.measure(PARAM, name))
+    }
+    of::<Timers>().chain(of::<Echo>()).collect()
+}
 
 /// Every measure of a complete run, as `(prefix, names)`: the measures
 /// `<prefix><name>`. [`check_complete`] holds a run to it.
 pub fn expected() -> Vec<(String, &'static [&'static str])> {
+    let prefix = |group: Group, case: &dyn std::fmt::Display| group.measure(case, "");
     let mut out: Vec<(String, &'static [&'static str])> = Vec::new();
-    for case in ["ready", "once", "thread"] {
-        out.push((format!("block_on/{case}/"), &BLOCK_ON));
+    for case in BLOCK_ON_CASES {
+        out.push((prefix(Group::BlockOn, &case), &BLOCK_ON));
     }
-    for prefix in ["spawn/100000/", "ping_pong/10000/", "wake_many/100/"] {
-        out.push((prefix.into(), &EXECUTORS));
+    for (group, case) in [
+        (Group::Spawn, SPAWN_TASKS),
+        (Group::PingPong, PING_PONG_TURNS),
+        (Group::WakeMany, WAKES_PER_POLL),
+    ] {
+        out.push((prefix(group, &case), &EXECUTORS));
     }
-    out.push(("parts/op/".into(), &PARTS));
+    out.push((prefix(Group::Parts, &PARTS_CASE), &PARTS));
     for metric in TIMER_METRICS {
-        out.push((format!("timers/{metric}/"), &TIMERS));
+        out.push((prefix(Group::Timers, &metric), &TIMERS));
     }
     for metric in ECHO_METRICS {
         for connections in ECHO_CONNECTIONS {
-            out.push((format!("echo/{metric}-{connections}/"), &ECHO));
+            out.push((
+                prefix(Group::Echo, &format!("{metric}-{connections}")),
+                &ECHO,
+            ));
         }
     }
     out
 }
 
 /// What keeps `measures` from being a complete run: a measure of
-/// [`expected`] or [`PARAMETERS`] that is missing (one line per case,
+/// [`expected`] or [`parameters`] that is missing (one line per case,
 /// naming the missing implementations), and a measure that neither
 /// expects (a misspelt id, a stale criterion folder).
 pub fn check_complete(measures: &[Measure]) -> Vec<String> {
     let ids: BTreeSet<&str> = measures.iter().map(|m| m.id.as_str()).collect();
-    let mut known: BTreeSet<String> = PARAMETERS.iter().map(|p| p.to_string()).collect();
+    let parameters = parameters();
+    let mut known: BTreeSet<String> = parameters.iter().cloned().collect();
     let mut problems = Vec::new();
     for (prefix, names) in expected() {
         let missing: Vec<&str> = names
@@ -107,8 +99,8 @@ pub fn check_complete(measures: &[Measure]) -> Vec<String> {
         }
         known.extend(names.iter().map(|name| format!("{prefix}{name}")));
     }
-    for parameter in PARAMETERS {
-        if !ids.contains(parameter) {
+    for parameter in &parameters {
+        if !ids.contains(parameter.as_str()) {
             problems.push(format!("no parameter `{parameter}`"));
         }
     }
@@ -131,7 +123,7 @@ mod tests {
         let complete: Vec<Measure> = expected()
             .iter()
             .flat_map(|(prefix, names)| names.iter().map(move |n| format!("{prefix}{n}")))
-            .chain(PARAMETERS.iter().map(|p| p.to_string()))
+            .chain(parameters())
             .map(|id| measure(&id, 1.0, Unit::Nanoseconds))
             .collect();
         assert_eq!(check_complete(&complete), Vec::<String>::new());

@@ -18,7 +18,10 @@
 //!
 //! The results file's types are `bench-results`', which the book's plug-in
 //! reads too: it writes the numbers into chapters in place of
-//! `{{#bench …}}`. Tests (`tests/committed.rs`) check that the committed
+//! `{{#bench …}}`. So are the names of the run's groups and
+//! implementations and the schema of its JSON files
+//! (`bench_results::ids`, `bench_results::raw`), with which the
+//! benchmarks write what this crate reads. Tests (`tests/committed.rs`) check that the committed
 //! results file is what collecting `data/bench/raw/` gives and that the
 //! committed charts are what this crate draws from it.
 

@@ -29,7 +29,7 @@
 
 use bench_report::machine::{self, busy};
 use bench_report::{Bundle, Labels, collect, write_report};
-use bench_results::{Machine, RAW_DIR, REPORT_COMMAND, Result, Results};
+use bench_results::{Machine, RAW_DIR, REPORT_COMMAND, RawFile, Result, Results};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -94,7 +94,7 @@ fn record_machine(target: &Path, start: bool, load: Option<f64>) -> Result<()> {
         Some(load) => load,
         None => machine::load_average()?,
     };
-    let path = target.join("bench-raw").join("machine.json");
+    let path = target.join("bench-raw").join(Machine::FILE);
     let machine = if start {
         let mut machine = machine::this_machine(machine::utc_date(SystemTime::now()));
         machine.load_start = Some(load);
@@ -109,13 +109,13 @@ fn record_machine(target: &Path, start: bool, load: Option<f64>) -> Result<()> {
                 path.display()
             )
         })?;
-        let mut machine: Machine =
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut machine =
+            Machine::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         machine.load_end = Some(load);
         machine
     };
     std::fs::create_dir_all(path.parent().expect("a folder"))?;
-    std::fs::write(&path, serde_json::to_string_pretty(&machine)? + "\n")?;
+    std::fs::write(&path, machine.to_json())?;
     Ok(())
 }
 
@@ -162,7 +162,7 @@ fn report(from: &Path, target: Option<&Path>, out: &Path, allow_partial: bool) -
             // bundle, so that collecting the bundle again gives the same
             // results file.
             let machine = machine::this_machine(machine::utc_date(SystemTime::now()));
-            bundle.machine = Some(serde_json::to_string_pretty(&machine)? + "\n");
+            bundle.machine = Some(machine.to_json());
             machine
         }
     };

@@ -3,8 +3,11 @@
 
 use crate::bundle::Bundle;
 use crate::collect::{Collected, collect};
-use crate::expected::{ECHO, ECHO_CONNECTIONS, TIMERS, expected};
-use bench_results::{MEASURE_COMMAND, Machine, Measure, Results, Unit};
+use crate::expected::expected;
+use bench_results::raw::{
+    Echo, EchoMeasures, EchoResult, Lateness, Outcome, RawFile, TimerMeasures, TimerResult, Timers,
+};
+use bench_results::{Impl, MEASURE_COMMAND, Machine, Measure, Results, Unit, ids};
 use std::path::PathBuf;
 
 /// A fresh folder for one test, removed when dropped.
@@ -104,36 +107,63 @@ pub fn criterion(
 
 pub const MACHINE_JSON: &str = r#"{"cpu": "Example CPU", "cores": 2, "memory_gib": 7.8, "kernel": "6.1.0-test", "rustc": "rustc 1.95.0", "date": "2026-05-01", "load_start": 0.12, "load_end": 1.6, "command": "cargo bench -p benchmarks"}"#;
 
-/// The timers' JSON of a healthy full run of these implementations.
-pub fn timers_json(implementations: &[&str]) -> String {
-    let results: Vec<String> = implementations
-        .iter()
-        .map(|name| {
-            format!(
-                r#"{{"impl": "{name}", "wall_ms": 104.5, "overhead_ms": 4.5, "lateness_us": {{"p50": 250.0, "p99": 1500.0, "max": 2100.0}}, "early": 0, "peak_rss_mib": 5.4}}"#
-            )
-        })
-        .collect();
-    format!(
-        r#"{{"quick": false, "problems": [], "count": 10000, "duration_ms": 100, "runs": 5, "results": [{}]}}"#,
-        results.join(", ")
-    )
+/// The timers' file of a healthy full run of these implementations.
+pub fn timers(implementations: &[Impl]) -> Timers {
+    Timers {
+        quick: false,
+        problems: Vec::new(),
+        count: 10_000,
+        duration_ms: 100,
+        runs: 5,
+        rss_method: "clear_refs+VmHWM".into(),
+        results: implementations
+            .iter()
+            .map(|&implementation| TimerResult {
+                implementation,
+                outcome: Outcome::Measured(TimerMeasures {
+                    wall_ms: 104.5,
+                    overhead_ms: 4.5,
+                    start_ms: 3.25,
+                    lateness_us: Lateness {
+                        p50: 250.0,
+                        p99: 1500.0,
+                        max: 2100.0,
+                    },
+                    early: 0,
+                    peak_rss_mib: 5.4,
+                }),
+            })
+            .collect(),
+    }
 }
 
-/// The echo group's JSON of a healthy full run.
-pub fn echo_json(implementations: &[&str], connections: &[u64]) -> String {
+/// The echo group's file of a healthy full run.
+pub fn echo(implementations: &[Impl], connections: &[u64]) -> Echo {
     let mut results = Vec::new();
-    for name in implementations {
-        for c in connections {
-            results.push(format!(
-                r#"{{"impl": "{name}", "connections": {c}, "round_trips": 50000, "throughput_mib_s": 24.4, "p50_us": 38.0, "p99_us": 61.0}}"#
-            ));
+    for &implementation in implementations {
+        for &connections in connections {
+            results.push(EchoResult {
+                implementation,
+                connections,
+                outcome: Outcome::Measured(EchoMeasures {
+                    round_trips: 50_000,
+                    throughput_mib_s: 24.4,
+                    p50_us: 38.0,
+                    p99_us: 61.0,
+                }),
+            });
         }
     }
-    format!(
-        r#"{{"quick": false, "problems": [], "message_bytes": 1024, "seconds": 2, "runs": 3, "connections": [1, 100, 1000], "results": [{}]}}"#,
-        results.join(", ")
-    )
+    Echo {
+        quick: false,
+        problems: Vec::new(),
+        message_bytes: 1024,
+        seconds: 2.0,
+        warm_up_seconds: 0.5,
+        runs: 3,
+        connections: connections.to_vec(),
+        results,
+    }
 }
 
 /// A target directory as a complete, healthy run leaves it.
@@ -160,8 +190,11 @@ pub fn complete_run(dir: &TempDir) {
             );
         }
     }
-    dir.write("bench-raw/timers.json", &timers_json(&TIMERS));
-    dir.write("bench-raw/echo.json", &echo_json(&ECHO, &ECHO_CONNECTIONS));
+    dir.write("bench-raw/timers.json", &timers(&ids::TIMERS).to_json());
+    dir.write(
+        "bench-raw/echo.json",
+        &echo(&ids::ECHO, &ids::ECHO_CONNECTIONS).to_json(),
+    );
     dir.write("bench-raw/machine.json", MACHINE_JSON);
 }
 

@@ -1,17 +1,26 @@
 //! Chapter 10's results file, `data/bench/results.toml`, in one place: the
 //! typed schema ([`Results`], [`Machine`], [`Measure`], [`Unit`]), reading
-//! and writing the file, and how a measure is shown ([`format`](mod@format)).
+//! and writing the file, and how a measure is shown ([`format`](mod@format));
+//! and the run it is collected from: the names of its groups and
+//! implementations ([`ids`]) and the JSON files criterion does not write
+//! ([`raw`]).
 //!
-//! Two crates use it: `bench-report` (`tools/bench-report`), which
-//! collects a benchmark run into the file and draws its charts, and the
-//! book's plug-in (`tools/mdbook-asyncbook`), which writes the file's
-//! numbers into chapters in place of `{{#bench …}}`. Neither keeps a copy
-//! of these types, so the file has one schema.
+//! Three crates use it: the benchmarks (`benchmarks/`), which name their
+//! measures with [`ids`] and write [`raw`]'s files; `bench-report`
+//! (`tools/bench-report`), which reads those, collects a benchmark run
+//! into the results file and draws its charts; and the book's plug-in
+//! (`tools/mdbook-asyncbook`), which writes the results file's numbers
+//! into chapters in place of `{{#bench …}}`. None keeps a copy of these
+//! types, so each file has one schema.
 
 pub mod format;
+pub mod ids;
+pub mod raw;
 pub mod results;
 
 pub use format::{display_unit, format_ratio, format_value, rounded, significant, value_parts};
+pub use ids::{Group, Impl, Part};
+pub use raw::{GroupFile, RawFile};
 pub use results::{Machine, Measure, Results, Unit};
 
 /// The results file, from the repository root.

@@ -5,6 +5,7 @@ mod common;
 
 use std::collections::{BTreeSet, HashMap};
 
+use mdbook_asyncbook::appendix::{self, Chapter};
 use mdbook_asyncbook::data;
 use mdbook_asyncbook::edition::Edition;
 use mdbook_asyncbook::markdown::prose;
@@ -123,4 +124,31 @@ fn prose_uses_the_glossary_terms_not_their_variants() {
         }
     }
     assert!(found.is_empty(), "stray terms:\n{}", found.join("\n"));
+}
+
+#[test]
+fn every_term_is_used_by_a_chapter() {
+    // Every chapter is written: appendix A's "first used" column links a
+    // chapter for every term, never the placeholder for chapters to come.
+    let glossary = data::glossary(&common::root()).unwrap();
+    for edition in Edition::ALL {
+        let chapters: Vec<Chapter> = common::chapters(edition)
+            .into_iter()
+            .map(|(file, content)| Chapter {
+                path: format!("{}/{file}", edition.dir()),
+                name: file,
+                content,
+            })
+            .collect();
+        let table = appendix::glossary(&glossary, edition, &chapters);
+        let unused: Vec<&str> = table
+            .lines()
+            .filter(|line| line.contains(edition.words().not_yet))
+            .collect();
+        assert!(
+            unused.is_empty(),
+            "{}: terms no chapter uses: {unused:?}",
+            edition.dir()
+        );
+    }
 }

@@ -16,6 +16,7 @@ fn listing_files() -> Vec<String> {
         "listings/src",
         "listings/examples",
         "listings/compile_fail",
+        "listings/tests",
         "listings/output",
     ]
     .into_iter()

@@ -45,9 +45,16 @@ fn every_pitfall_points_at_things_that_exist() {
                 );
             }
         }
+        // Appendix B says so: every bug is shown happening, by a test or by
+        // a program the compiler refuses, and its fix is checked.
         assert!(
-            !pitfall.tests.is_empty() || !pitfall.compile_fail.is_empty(),
-            "pitfall `{id}`: no test"
+            pitfall.tests.iter().any(|t| t.shows == data::Shows::Bug)
+                || !pitfall.compile_fail.is_empty(),
+            "pitfall `{id}`: no test that shows the bug, and no program that fails to compile"
+        );
+        assert!(
+            pitfall.tests.iter().any(|t| t.shows == data::Shows::Fix),
+            "pitfall `{id}`: no test of the fix"
         );
         for test in &pitfall.tests {
             let source = std::fs::read_to_string(root.join(&test.file))
@@ -74,4 +81,18 @@ fn every_pitfall_points_at_things_that_exist() {
             );
         }
     }
+}
+
+#[test]
+fn pitfalls_come_in_the_order_of_the_chapters_that_show_them() {
+    // Chapter files are named `chNN-…`: their names sort in reading order.
+    let pitfalls = data::pitfalls(&common::root()).unwrap();
+    let chapters: Vec<&str> = pitfalls
+        .pitfall
+        .iter()
+        .map(|p| p.chapter.as_str())
+        .collect();
+    let mut sorted = chapters.clone();
+    sorted.sort();
+    assert_eq!(chapters, sorted, "data/pitfalls.toml");
 }

@@ -3,7 +3,8 @@
 //! mdBook's `links` preprocessor expands `{{#include}}`, `{{#rustdoc_include}}`,
 //! `{{#playground}}` and `{{#title}}`; this plug-in adds `{{#glossary}}`,
 //! `{{#pitfalls}}`, `{{#listings GROUP}}` and `{{#bench …}}` (see
-//! [`Bench`]), and leaves every other name alone, as mdBook's `links` does.
+//! [`Bench`]). Every other name would stay on the page as written (mdBook's
+//! `links` leaves it alone): the preprocessor rejects it, naming its line.
 //! Everything here that needs to
 //! know which directives a text holds — captions, hidden frames, the
 //! appendices and the book's checks — asks this module, which matches them
@@ -377,17 +378,27 @@ mod tests {
 
     #[test]
     fn a_missing_file_or_anchor_is_reported_where_it_is_written() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../src/ja");
-        let text = "ok {{#include ../../listings/src/timer.rs:new}}\n{{#include ../../listings/src/timer.rs:no_such}}\n{{#include ../../nope.rs}}\n";
-        let problems = check_includes(text, &dir);
-        assert_eq!(problems.len(), 2, "{problems:?}");
+        // A chapter's folder in the fixture book (tests/fixture/).
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixture/src/ja");
+        let text = "ok {{#include ../../listings/src/timer.rs:timer}}\n\
+                    {{#include ../../listings/src/timer.rs:no_such}}\n\
+                    {{#rustdoc_include ../../nope.rs}}\n";
         assert_eq!(
-            problems[0].0,
-            text.find("{{#include ../../listings/src/timer.rs:no_such")
-                .unwrap()
+            check_includes(text, &dir),
+            [
+                (
+                    text.find("{{#include ../../listings/src/timer.rs:no_such")
+                        .unwrap(),
+                    "../../listings/src/timer.rs: no `ANCHOR: no_such` … `ANCHOR_END: no_such` \
+                     in the file"
+                        .to_string()
+                ),
+                (
+                    text.find("{{#rustdoc_include").unwrap(),
+                    "../../nope.rs: no such file".to_string()
+                ),
+            ]
         );
-        assert!(problems[0].1.contains("ANCHOR: no_such"));
-        assert!(problems[1].1.contains("no such file"));
     }
 
     #[test]

@@ -66,6 +66,10 @@ pub struct Words {
     pub checks_fix: &'static str,
     pub run_with: &'static str,
     pub compile_error: &'static str,
+    /// Before a module's tests, which appendix C shows after its program.
+    pub left_out_tests: &'static str,
+    /// The same, when the module also has loom models or loom-only code.
+    pub left_out_loom: &'static str,
     /// The edition's own title (the book's title names both editions).
     pub book_title: &'static str,
     /// The link from the bilingual print page to the edition's own.
@@ -89,6 +93,13 @@ const JA: Words = Words {
     checks_fix: "直し方を確かめるテスト：",
     run_with: "実行：",
     compile_error: "コンパイルエラーを確かめるプログラム：",
+    left_out_tests: "このファイルのテストです。上のプログラムには入れていません。\
+                     `listings` クレートの中にあり、`cargo test -p listings` で実行します。",
+    left_out_loom: "このファイルのテストと、loom のモデル、loom を使うときだけの `use` です。\
+                    上のプログラムには入れていません。`listings` クレートの中にあり、\
+                    テストは `cargo test -p listings`、loom のモデルは \
+                    `RUSTFLAGS=\"--cfg loom\" cargo test -p listings --release --lib loom` \
+                    で実行します。",
     book_title: "手を動かして学ぶ Rust async",
     print_edition: "日本語版を印刷する",
 };
@@ -110,6 +121,12 @@ const ZH: Words = Words {
     checks_fix: "验证修正的测试：",
     run_with: "运行：",
     compile_error: "检查编译错误的程序：",
+    left_out_tests: "以下是这个文件的测试，上面的程序没有包含它们。它们留在 `listings` crate 中，\
+                     用 `cargo test -p listings` 运行。",
+    left_out_loom: "以下是这个文件的测试、loom 模型和只在使用 loom 时才生效的 `use`，\
+                    上面的程序没有包含它们。它们留在 `listings` crate 中：测试用 \
+                    `cargo test -p listings` 运行，loom 模型用 \
+                    `RUSTFLAGS=\"--cfg loom\" cargo test -p listings --release --lib loom` 运行。",
     book_title: "动手实现 Rust 异步",
     print_edition: "打印中文版",
 };

@@ -20,6 +20,10 @@
 //!
 //! An item with a line the reader sees is kept whole: the visible code is
 //! never changed.
+//!
+//! Appendix C shows each module in two blocks ([`split`]): the module as a
+//! reader's program keeps it, a complete program whose every line is
+//! visible, and then, as Rust text, the items left out here.
 
 use crate::Result;
 use crate::directives::Part;
@@ -294,25 +298,69 @@ pub(crate) fn expand(text: &str, fates: &[Fate], part: &Part, rustdoc: bool) -> 
     {
         return Err(format!("no `ANCHOR: {name}` in the file").into());
     }
+    refuse_directives(text)?;
+    Ok(assemble(text, fates, &shown(text, part, rustdoc), "# "))
+}
+
+/// Fails if a module's text holds a `{{#` directive: the plug-in expands
+/// its includes itself and would not follow one.
+pub(crate) fn refuse_directives(text: &str) -> Result<()> {
     if text.contains("{{#") {
         return Err(
             "a listings module must not hold a `{{#` directive: the plug-in expands \
-                    its includes itself and would not follow one"
+             its includes itself and would not follow one"
                 .into(),
         );
     }
-    let shown = shown(text, part, rustdoc);
+    Ok(())
+}
+
+/// A module file as appendix C shows it, in two parts: the module as a
+/// reader's program keeps it, every line visible (what the hidden lines of
+/// a whole-file `rustdoc_include` hold, unhidden), and the items it leaves
+/// out (tests, loom models, loom-only imports) in the file's order, a blank
+/// line between two that stand apart in the file, without marker lines;
+/// empty if there are none. `fates` is [`fates`]`(text)`.
+pub(crate) fn split(text: &str, fates: &[Fate]) -> (String, String) {
+    let program = assemble(text, fates, &vec![Shown::Hidden; fates.len()], "");
+    let lines: Vec<&str> = text.lines().collect();
+    let mut left_out: Vec<&str> = Vec::new();
+    let mut last: Option<usize> = None;
+    for (i, (line, fate)) in lines.iter().zip(fates).enumerate() {
+        if !matches!(fate, Fate::Item(_)) || is_marker(line) {
+            continue;
+        }
+        // Apart in the file: something the program keeps stands between.
+        let apart = last.is_some_and(|last| {
+            (last + 1..i).any(|j| !matches!(fates[j], Fate::Item(_)) && !is_marker(lines[j]))
+        });
+        if apart && left_out.last().is_some_and(|l| !l.trim().is_empty()) {
+            left_out.push("");
+        }
+        left_out.push(line);
+        last = Some(i);
+    }
+    while left_out.last().is_some_and(|l| l.trim().is_empty()) {
+        left_out.pop();
+    }
+    (program, left_out.join("\n"))
+}
+
+/// The block text of `text`'s lines, each shown as `shown` says, without
+/// what a reader's program leaves out of its hidden lines; hidden lines
+/// start with `hide` (`# `, or nothing for a module shown as a program).
+fn assemble(text: &str, fates: &[Fate], shown: &[Shown], hide: &str) -> String {
     // An item the reader sees a line of stays whole.
     let seen: Vec<usize> = fates
         .iter()
-        .zip(&shown)
+        .zip(shown)
         .filter_map(|(fate, shown)| match (fate, shown) {
             (Fate::Item(item), Shown::Visible) => Some(*item),
             _ => None,
         })
         .collect();
     let mut kept: Vec<String> = Vec::new();
-    for ((line, fate), shown) in text.lines().zip(fates).zip(&shown) {
+    for ((line, fate), shown) in text.lines().zip(fates).zip(shown) {
         let left_out = match fate {
             Fate::Kept => false,
             Fate::Item(item) => !seen.contains(item),
@@ -321,13 +369,13 @@ pub(crate) fn expand(text: &str, fates: &[Fate], part: &Part, rustdoc: bool) -> 
         match shown {
             Shown::Visible => kept.push(line.to_string()),
             Shown::Hidden if left_out || is_marker(line) => {}
-            Shown::Hidden => kept.push(format!("# {line}")),
+            Shown::Hidden => kept.push(format!("{hide}{line}")),
             Shown::Dropped => {}
         }
     }
     // Leaving out an item can leave two blank lines in a row, or one at the
     // end: one is enough (a visible one always stays).
-    let hidden_blank = |line: &str| line == "# ";
+    let hidden_blank = |line: &str| line == hide;
     let mut out: Vec<String> = Vec::with_capacity(kept.len());
     for line in kept {
         if hidden_blank(&line)
@@ -339,10 +387,10 @@ pub(crate) fn expand(text: &str, fates: &[Fate], part: &Part, rustdoc: bool) -> 
         }
         out.push(line);
     }
-    while out.last().is_some_and(|l| l == "# ") {
+    while out.last().is_some_and(|l| hidden_blank(l)) {
         out.pop();
     }
-    Ok(out.join("\n"))
+    out.join("\n")
 }
 
 #[cfg(test)]
@@ -395,6 +443,38 @@ mod tests {
             rustdoc(MODULE, Part::Lines(":0".into())),
             "# //! A module.\n# \n# use std::sync::Mutex;\n# use std::sync::Arc;\n# \n\
              # /// Makes one.\n# pub fn new() -> Arc<Mutex<u8>> {\n#     Arc::new(Mutex::new(0))\n# }"
+        );
+    }
+
+    #[test]
+    fn appendix_c_splits_a_module_into_its_program_and_what_it_leaves_out() {
+        let (program, left_out) = split(MODULE, &fates(MODULE).unwrap());
+        assert_eq!(
+            program,
+            "//! A module.\n\nuse std::sync::Mutex;\nuse std::sync::Arc;\n\n\
+             /// Makes one.\npub fn new() -> Arc<Mutex<u8>> {\n    Arc::new(Mutex::new(0))\n}"
+        );
+        // The loom import, the loom stand-in with its comment and the tests:
+        // a blank line between items that stand apart in the file.
+        assert_eq!(
+            left_out,
+            "#[cfg(loom)]\nuse loom::sync::Arc;\n\n// The model checker's stand-in.\n\
+             /// Its doc.\n#[derive(Debug)]\n#[cfg(loom)]\nstruct Model {\n    x: [u8; 2],\n}\n\n\
+             #[cfg(all(test, not(loom)))]\nmod tests {\n    #[test]\n    fn it_works() {}\n}"
+        );
+        // Markers inside a left-out item go; a file without any has none.
+        let text = "fn f() {}\n#[cfg(test)]\nmod tests {\n    // ANCHOR: t\n    fn t() {}\n    // ANCHOR_END: t\n}\n";
+        assert_eq!(
+            split(text, &fates(text).unwrap()),
+            (
+                "fn f() {}".to_string(),
+                "#[cfg(test)]\nmod tests {\n    fn t() {}\n}".to_string()
+            )
+        );
+        let plain = "// ANCHOR: a\nfn a() {}\n// ANCHOR_END: a\n";
+        assert_eq!(
+            split(plain, &fates(plain).unwrap()),
+            ("fn a() {}".to_string(), String::new())
         );
     }
 

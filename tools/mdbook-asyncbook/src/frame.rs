@@ -346,6 +346,21 @@ impl Frames {
         Ok(out)
     }
 
+    /// How much of the crate the blocks' programs copy.
+    pub fn copies(&self) -> Copies {
+        self.copies
+    }
+
+    /// A module file (from the repository root) as appendix C shows it:
+    /// the module as a reader's program keeps it, and the tests and loom
+    /// code it leaves out (see [`crate::expand`]).
+    pub fn split(&self, file: &str) -> Result<(String, String)> {
+        let source = self.source(file)?;
+        let (text, fates) = &*source;
+        crate::expand::refuse_directives(text).map_err(|e| format!("{file}: {e}"))?;
+        Ok(crate::expand::split(text, fates))
+    }
+
     /// A module file's text, and what becomes of each of its lines.
     fn source(&self, file: &str) -> Result<Rc<Source>> {
         if let Some(known) = self.sources.borrow().get(file) {

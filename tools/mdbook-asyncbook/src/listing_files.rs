@@ -1,13 +1,19 @@
 //! Appendix C, generated: `{{#listings GROUP}}` writes a section for every
-//! file of `listings/GROUP` — its description from `data/listings.toml` and
-//! the whole file as a complete program (the hidden frame gives it the
-//! modules it needs). A new listing file appears without editing Markdown.
+//! file of `listings/GROUP`, with its description from `data/listings.toml`.
+//! A module of `listings/src` is shown as a complete program without its
+//! tests and loom-only code (the hidden frame gives it the modules it
+//! needs), and those follow as Rust text; an example as a complete program;
+//! a program of `listings/compile_fail` as one that must fail to compile;
+//! `lib.rs`, the `mod.rs` files and the integration tests of
+//! `listings/tests` as Rust text. A new listing file appears without
+//! editing Markdown.
 
 use crate::Result;
 use crate::data::Listings;
 use crate::directives::relative;
 use crate::edition::{Edition, listing_anchor};
-use crate::frame::Frames;
+use crate::frame::{Copies, Frames};
+use crate::program::RUST_TEXT;
 use std::path::Path;
 
 /// The directive's name.
@@ -15,16 +21,20 @@ pub const DIRECTIVE: &str = "listings";
 
 /// The groups a `{{#listings GROUP}}` may name: the folders of `listings/`
 /// whose files the appendix shows.
-pub const GROUPS: [&str; 3] = ["src", "examples", "compile_fail"];
+pub const GROUPS: [&str; 4] = ["src", "examples", "compile_fail", "tests"];
 
 /// How appendix C shows a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shown {
-    /// As a complete program that `cargo test` runs.
+    /// As a complete program that `cargo test` runs (a module of
+    /// `listings/src` without its tests and loom-only code, which follow
+    /// as Rust text).
     Program,
     /// As a program that must fail to compile, with these error codes.
     CompileFail,
-    /// As text: `lib.rs` and `mod.rs` only declare modules.
+    /// As Rust text (a ```rs block), not a program: `lib.rs` and `mod.rs`
+    /// only declare modules, and the integration tests need the listings
+    /// crate and its dev-dependencies.
     Text,
 }
 
@@ -47,7 +57,7 @@ pub fn files(root: &Path, group: &str) -> Result<Vec<(String, Shown)>> {
         .map(|file| {
             let shown = if group == "compile_fail" {
                 Shown::CompileFail
-            } else if file.ends_with("/lib.rs") || file.ends_with("/mod.rs") {
+            } else if group == "tests" || file.ends_with("/lib.rs") || file.ends_with("/mod.rs") {
                 Shown::Text
             } else {
                 Shown::Program
@@ -107,8 +117,10 @@ pub fn render(
             .find(|f| f.path == file)
             .ok_or_else(|| format!("data/listings.toml has no entry for {file}"))?;
         let include = format!("{{{{#include {}}}}}\n", relative(dir, &file));
+        // What follows the program: a module's tests and loom code.
+        let mut after = String::new();
         let (info, body) = match shown {
-            Shown::Text => ("text".to_string(), include),
+            Shown::Text => (RUST_TEXT.to_string(), include),
             Shown::CompileFail => {
                 let codes = error_codes(root, &file)?;
                 let mut info = "rust,compile_fail".to_string();
@@ -119,28 +131,78 @@ pub fn render(
                 (info, include)
             }
             Shown::Program => {
+                let is_module = file.starts_with("listings/src/");
                 // A module has no `main` of its own: say so, rather than let
                 // mdBook wrap the whole crate in one.
-                let body = if file.starts_with("listings/src/") {
+                let body = if is_module {
                     format!("{include}# fn main() {{}}\n")
                 } else {
-                    include
+                    include.clone()
                 };
-                let framed = frames
+                let mut framed = frames
                     .write(&body, dir)
                     .map_err(|e| format!("{file}: {e}"))?
                     .unwrap_or(body);
+                if is_module {
+                    let (program, left_out) = frames.split(&file)?;
+                    // The frame holds the include where the module goes:
+                    // the module, visible, without what it leaves out.
+                    // Unpruned copies show the whole file, as they did.
+                    if frames.copies() == Copies::Pruned {
+                        let at = framed
+                            .find(&include)
+                            .ok_or_else(|| format!("{file}: the frame lost its include"))?;
+                        framed.replace_range(at..at + include.len(), &format!("{program}\n"));
+                    }
+                    if !left_out.is_empty() {
+                        after = format!(
+                            "{}\n\n{}\n\n",
+                            left_out_intro(edition, &left_out),
+                            fenced(RUST_TEXT, &format!("{left_out}\n"))
+                        );
+                    }
+                }
                 let info = if entry.no_run { "rust,no_run" } else { "rust" };
                 (info.to_string(), framed)
             }
         };
         out.push_str(&format!(
-            "### `{file}` {{#{}}}\n\n{}\n\n```{info}\n{body}```\n\n",
+            "### `{file}` {{#{}}}\n\n{}\n\n{}\n\n{after}",
             listing_anchor(&file),
             entry.text(edition).trim(),
+            fenced(&info, &body),
         ));
     }
     Ok(out)
+}
+
+/// A fenced code block: a fence longer than any run of backticks that
+/// starts a line of `body` (which ends with a newline).
+fn fenced(info: &str, body: &str) -> String {
+    let longest = body
+        .lines()
+        .map(|l| l.trim_start().chars().take_while(|c| *c == '`').count())
+        .max()
+        .unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}{info}\n{body}{fence}")
+}
+
+/// The sentence before a module's left-out items: what they are, and how
+/// the listings crate runs them.
+fn left_out_intro(edition: Edition, left_out: &str) -> &'static str {
+    let words = edition.words();
+    // Every test module says `not(loom)`: loom code is what a `cfg` builds
+    // only under loom.
+    let loom = left_out.lines().any(|line| {
+        let line = line.trim_start();
+        line.starts_with("#[cfg") && line.replace("not(loom)", "").contains("loom")
+    });
+    if loom {
+        words.left_out_loom
+    } else {
+        words.left_out_tests
+    }
 }
 
 /// The entries of `data/listings.toml` that name no file appendix C shows.
@@ -218,6 +280,114 @@ mod tests {
             missing.to_string().contains("no entry for listings/src/"),
             "{missing}"
         );
+    }
+
+    /// Descriptions for every file of a group.
+    fn described(group: &str) -> Listings {
+        Listings {
+            file: files(&root(), group)
+                .unwrap()
+                .into_iter()
+                .map(|(path, _)| ListingFile {
+                    path,
+                    ja: "説明。".into(),
+                    zh: "说明。".into(),
+                    no_run: false,
+                })
+                .collect(),
+        }
+    }
+
+    /// The section of `file` in `text`.
+    fn section<'a>(text: &'a str, file: &str) -> &'a str {
+        let at = text.find(&format!("### `{file}`")).unwrap();
+        let rest = &text[at + 4..];
+        &text[at..at + 4 + rest.find("\n### ").unwrap_or(rest.len())]
+    }
+
+    #[test]
+    fn a_module_is_a_program_and_its_tests_and_loom_code_follow_as_rust_text() {
+        let frames = Frames::load(&root()).unwrap();
+        let text = render(
+            &root(),
+            "src",
+            Edition::Ja,
+            "src/ja",
+            &described("src"),
+            &frames,
+        )
+        .unwrap();
+        let timer = section(&text, "listings/src/timer.rs");
+        let program = timer.find("```rust\n").unwrap();
+        let intro = timer.find(Edition::Ja.words().left_out_loom).unwrap();
+        let tests = timer.find("```rs\n").unwrap();
+        assert!(program < intro && intro < tests, "{timer}");
+        let (program, tests) = (&timer[program..intro], &timer[tests..]);
+        // The program: the module, visible, in the hidden frame, without
+        // tests, loom code, `cfg(not(loom))` or markers.
+        assert!(
+            program.contains("\n# pub mod timer {\n//! Chapter 2"),
+            "{program}"
+        );
+        assert!(
+            program.contains("\nimpl Drop for TimerFuture {\n"),
+            "{program}"
+        );
+        for gone in ["cfg(", "loom", "ANCHOR", "mod tests", "{{#"] {
+            assert!(!program.contains(gone), "{gone}: {program}");
+        }
+        // The Rust text: what the program left out.
+        assert!(tests.starts_with("```rs\n// Under `--cfg loom`"), "{tests}");
+        assert!(tests.contains("\n#[cfg(all(test, not(loom)))]\nmod tests {\n"));
+        assert!(tests.contains("fn waker_is_replaced_when_task_moves()"));
+        assert!(!tests.contains("ANCHOR") && !tests.contains("#[cfg(not(loom))]"));
+        // A module without tests has no second block; one with tests only
+        // says so without loom.
+        let plain = section(&text, "listings/src/exercises/ch01.rs");
+        let words = Edition::Ja.words();
+        assert_eq!(
+            plain.matches("```rs").count() > 0,
+            plain.contains(words.left_out_tests)
+        );
+        assert!(!plain.contains(words.left_out_loom));
+    }
+
+    #[test]
+    fn a_modules_program_and_left_out_code_are_its_whole_file() {
+        // Nothing but markers, `cfg(not(loom))` attributes and blank lines
+        // is lost between a module file and the two blocks that show it.
+        let frames = Frames::load(&root()).unwrap();
+        let mut modules = 0;
+        for (file, shown) in files(&root(), "src").unwrap() {
+            if shown != Shown::Program {
+                continue;
+            }
+            modules += 1;
+            let (program, left_out) = frames.split(&file).unwrap();
+            let text = std::fs::read_to_string(root().join(&file)).unwrap();
+            let lines = |t: &str| -> Vec<String> {
+                t.lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(str::to_string)
+                    .collect()
+            };
+            let mut shown = lines(&program);
+            shown.extend(lines(&left_out));
+            shown.sort();
+            let mut expected: Vec<String> = lines(&text)
+                .into_iter()
+                .filter(|l| {
+                    let l = l.trim();
+                    l != "#[cfg(not(loom))]"
+                        && !l.starts_with("#[cfg_attr(loom,")
+                        && !(l.starts_with("//")
+                            && (l.contains("ANCHOR:") || l.contains("ANCHOR_END:")))
+                })
+                .collect();
+            expected.sort();
+            assert_eq!(shown, expected, "{file}");
+        }
+        assert!(modules > 30, "{modules}");
     }
 
     #[test]

@@ -12,11 +12,11 @@
 
 use crate::appendix::{self, Chapter};
 use crate::bench::{self, Results};
-use crate::directives::directives;
+use crate::directives::{BENCH, check_includes, directives};
 use crate::edition::Edition;
 use crate::frame::{Copies, Frames};
 use crate::markdown::{fences, line_of};
-use crate::{Result, captions, data, listing_files};
+use crate::{Result, captions, data, listing_files, program};
 use mdbook_preprocessor::book::{Book, BookItem};
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
 use std::path::Path;
@@ -25,6 +25,11 @@ use std::path::Path;
 pub const GLOSSARY: &str = "glossary";
 /// Replaced by the pitfalls of the page's edition.
 pub const PITFALLS: &str = "pitfalls";
+
+/// The directives mdBook's `links` preprocessor expands after this one.
+const MDBOOK_DIRECTIVES: [&str; 4] = ["include", "rustdoc_include", "playground", "title"];
+/// The directives this preprocessor expands.
+const OWN_DIRECTIVES: [&str; 4] = [GLOSSARY, PITFALLS, listing_files::DIRECTIVE, BENCH];
 
 /// The book's preprocessor, as mdBook's `Preprocessor`.
 #[derive(Debug, Default)]
@@ -155,6 +160,9 @@ struct Page<'a> {
 
 impl Page<'_> {
     fn process(&self, content: &str, edition: Option<(Edition, &[Chapter])>) -> Result<String> {
+        self.check(content).map_err(|(offset, e)| {
+            format!("src/{}:{}: {e}", self.path, line_of(content, offset))
+        })?;
         // The measurements first: they change no line (a `{{#bench}}` is on
         // one line), so the line numbers below are still the author's.
         let content = &bench::expand(content, self.results).map_err(|(offset, e)| {
@@ -209,6 +217,42 @@ impl Page<'_> {
             .map_err(|e| format!("src/{}: {e}", self.path).into())
     }
 
+    /// What mdBook would let through and the book forbids, as
+    /// `(byte offset, message)`: an include of a missing file or anchor
+    /// (mdBook logs it and carries on, or shows nothing), a directive that
+    /// neither mdBook nor the plug-in knows (it would stay on the page as
+    /// written), and a ```rust block with `ignore` or another attribute the
+    /// book's tests do not accept ([`program::program`]: every block is
+    /// tested).
+    fn check(&self, content: &str) -> std::result::Result<(), (usize, String)> {
+        if let Some(problem) = check_includes(content, &self.root.join(self.dir))
+            .into_iter()
+            .next()
+        {
+            return Err(problem);
+        }
+        for directive in directives(content) {
+            if !MDBOOK_DIRECTIVES.contains(&directive.name)
+                && !OWN_DIRECTIVES.contains(&directive.name)
+            {
+                return Err((
+                    directive.range.start,
+                    format!(
+                        "unknown directive `{}`: mdBook's are {}; the plug-in's are {} \
+                         (write `\\{{{{#…}}}}` to show one as text)",
+                        &content[directive.range.clone()],
+                        MDBOOK_DIRECTIVES.join(", "),
+                        OWN_DIRECTIVES.join(", "),
+                    ),
+                ));
+            }
+        }
+        for block in program::rust_blocks(content)? {
+            program::program(&block).map_err(|e| (block.offset, e))?;
+        }
+        Ok(())
+    }
+
     /// The content with every ```rust block's hidden frame written in.
     fn write_frames(
         &self,
@@ -253,125 +297,5 @@ impl Page<'_> {
         }
         out.push_str(&content[copied..]);
         Ok(out)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use mdbook_preprocessor::book::Chapter as BookChapter;
-
-    fn root() -> std::path::PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-    }
-
-    fn book(chapters: &[(&str, &str)]) -> Book {
-        let mut book = Book::new();
-        for (path, content) in chapters {
-            book.push_item(BookChapter::new(
-                path,
-                content.to_string(),
-                path,
-                Vec::new(),
-            ));
-        }
-        book
-    }
-
-    fn contents(book: &Book) -> Vec<String> {
-        book.chapters().map(|c| c.content.clone()).collect()
-    }
-
-    #[test]
-    fn frames_captions_and_appendices() {
-        let mut book = book(&[
-            (
-                "ja/ch02-wakers-and-timer.md",
-                "# T {#t}\n\n## L {#lost-wakeup}\n\n```rust\n{{#rustdoc_include ../../listings/examples/ch02_timer.rs::0}}\n{{#rustdoc_include ../../listings/src/timer.rs:new}}\n```\n",
-            ),
-            ("ja/appendix-glossary.md", "# A {#a}\n\n{{#glossary}}\n"),
-        ]);
-        process(&root(), &root().join("src"), &mut book).unwrap();
-        let out = contents(&book);
-        assert!(
-            out[0].contains("<p class=\"listing-source\">ソース：<a href=\"appendix-listings.html#listing-src-timer-rs\">"),
-            "{}",
-            out[0]
-        );
-        // The frame, and timer.rs expanded by the plug-in: its `new` shown
-        // as mdBook shows it, its tests and loom code left out.
-        assert!(
-            out[0].contains("::0}}\n# // The book's `listings` crate: the modules this program uses, whole.\n# #[allow(dead_code, unused_imports)]\n# mod listings {\n# pub mod timer {\n# //! "),
-            "{}",
-            out[0]
-        );
-        let timer = std::fs::read_to_string(root().join("listings/src/timer.rs")).unwrap();
-        let new = &timer[timer.find("// ANCHOR: new\n").unwrap() + 15
-            ..timer.find("// ANCHOR_END: new\n").unwrap()];
-        assert!(out[0].contains(&format!("\n{new}")), "{}", out[0]);
-        assert!(out[0].ends_with("# }\n# }\n```\n"), "{}", out[0]);
-        for left_out in [
-            "cfg(",
-            "mod tests",
-            "loom",
-            "{{#rustdoc_include ../../listings/src",
-        ] {
-            assert!(!out[0].contains(left_out), "{left_out}: {}", out[0]);
-        }
-        assert!(!out[1].contains("{{#glossary}}"));
-        assert!(
-            out[1].contains("| 用語 | 英語 | 意味 | 初出 |"),
-            "{}",
-            out[1]
-        );
-    }
-
-    #[test]
-    fn errors_name_the_page_and_line() {
-        let mut outside = book(&[("index.md", "# I {#i}\n\n{{#pitfalls}}\n")]);
-        let error = process(&root(), &root().join("src"), &mut outside).unwrap_err();
-        assert!(error.to_string().starts_with("src/index.md:3: "), "{error}");
-        let mut unknown = book(&[(
-            "zh/ch01-x.md",
-            "# X {#x}\n\ntext\n\n```rust\nfn main() { listings::nothing::f(); }\n```\n",
-        )]);
-        let error = process(&root(), &root().join("src"), &mut unknown).unwrap_err();
-        assert!(
-            error.to_string().starts_with("src/zh/ch01-x.md:5: "),
-            "{error}"
-        );
-    }
-
-    #[test]
-    fn a_bench_directive_names_its_line_when_it_cannot_be_shown() {
-        // Whether or not data/bench/results.toml exists yet, this id is in
-        // no run: the error names the page, the line and the id.
-        let mut book = book(&[(
-            "ja/ch10-x.md",
-            "# X {#x}\n\n```rust\nfn main() {}\n```\n\nIt takes {{#bench no/such/id}}.\n",
-        )]);
-        let error = process(&root(), &root().join("src"), &mut book)
-            .unwrap_err()
-            .to_string();
-        assert!(error.starts_with("src/ja/ch10-x.md:7: "), "{error}");
-        assert!(error.contains("no/such/id"), "{error}");
-    }
-
-    #[test]
-    fn a_block_in_a_list_item_keeps_its_indentation() {
-        let mut book = book(&[(
-            "ja/ch02-x.md",
-            "# X {#x}\n\n1. Item:\n\n   ```rust\n   {{#rustdoc_include ../../listings/src/timer.rs:new}}\n   ```\n",
-        )]);
-        process(&root(), &root().join("src"), &mut book).unwrap();
-        let out = &contents(&book)[0];
-        // The frame's lines are indented; mdBook indents an include's
-        // first line only (where the directive stood), and so does the
-        // plug-in.
-        assert!(
-            out.contains("\n   # mod listings {\n   # pub mod timer {\n   # //! "),
-            "{out}"
-        );
-        assert!(out.ends_with("\n   # }\n   # }\n   ```\n"), "{out}");
     }
 }

@@ -120,6 +120,11 @@ const ALLOWED: &[&str] = &[
     "editable",
 ];
 
+/// The info string of Rust shown as text: code that is not a program of
+/// its own (appendix C's tests, and the `mod.rs` files that only declare
+/// modules).
+pub const RUST_TEXT: &str = "rs";
+
 /// mdBook takes the first word of the info string as the language: only a
 /// block that starts with `rust` is shown, hidden-line-folded and run as
 /// Rust. A Rust attribute anywhere else is a mistake.
@@ -129,6 +134,17 @@ fn is_rust(tokens: &[String]) -> Result<bool, String> {
     };
     if first == "rust" {
         return Ok(true);
+    }
+    // ```rs is Rust shown as text: highlight.js colours it as Rust (`rs` is
+    // its alias of `rust`), while mdBook hides no lines of it and gives it
+    // no playground, and the book's tests do not compile it as a program
+    // (tests that need the listings crate's dev-dependencies, modules that
+    // only declare modules). It takes no Rust attributes either.
+    if first == RUST_TEXT && tokens.len() > 1 {
+        return Err(format!(
+            "```{}: a ```{RUST_TEXT} block is Rust shown as text, which takes no attributes",
+            tokens.join(",")
+        ));
     }
     if tokens
         .iter()
@@ -320,5 +336,13 @@ mod tests {
     fn other_languages_are_left_alone() {
         let md = "```toml\n[dependencies]\n```\n\n```console\n$ cargo test\n```\n";
         assert!(rust_blocks(md).unwrap().is_empty());
+    }
+
+    #[test]
+    fn rs_is_rust_shown_as_text_not_a_program() {
+        let md = "```rs\n#[test]\nfn t() { helper() }\n```\n";
+        assert!(rust_blocks(md).unwrap().is_empty());
+        let err = rust_blocks("```rs,no_run\nfn t() {}\n```\n").unwrap_err();
+        assert!(err.1.contains("takes no attributes"), "{}", err.1);
     }
 }

@@ -137,25 +137,22 @@ fn is_left_out_cfg(line: &str) -> bool {
     !predicate.contains("not(") && (words("test") || words("loom"))
 }
 
-/// The line after the item or attribute that starts at line `i`: where its
-/// brackets close again, or the line it ends with `;` at depth 0.
+/// The line after the item or attribute that starts at line `i`: the line
+/// that ends with `}`, `;` or `]` at depth 0 (a signature's `) where` line
+/// closes its brackets without ending the item).
 fn end_of(lines: &[&str], mut i: usize) -> Option<usize> {
     let mut depth = 0i32;
-    let mut opened = false;
     while let Some(line) = lines.get(i) {
-        for c in code_of(line).chars() {
+        let code = code_of(line);
+        for c in code.chars() {
             match c {
-                '{' | '[' | '(' => {
-                    depth += 1;
-                    opened = true;
-                }
+                '{' | '[' | '(' => depth += 1,
                 '}' | ']' | ')' => depth -= 1,
                 _ => {}
             }
         }
         i += 1;
-        let code = code_of(line);
-        if depth == 0 && (opened || code.trim_end().ends_with(';')) {
+        if depth == 0 && code.trim_end().ends_with(['}', ';', ']']) {
             return Some(i);
         }
     }
@@ -259,6 +256,15 @@ pub fn f() { let _ = ('{', \"}\"); }
             })
         );
         assert_eq!(left_out(OLD, OLD, &modules()).map(|l| l.items), Ok(0));
+    }
+
+    #[test]
+    fn an_item_with_a_where_clause_ends_at_its_body() {
+        let old = "#[cfg(loom)]\npub fn f<F>(\n    x: F,\n) where\n    F: Unpin,\n{\n    let _ = x;\n}\nfn main() {}\n";
+        assert_eq!(
+            left_out(old, "fn main() {}\n", &modules()).map(|l| l.items),
+            Ok(1)
+        );
     }
 
     #[test]
