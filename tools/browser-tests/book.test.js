@@ -528,7 +528,8 @@ function interfaceStrings() {
     attrs('#mdbook-sidebar-toggle', ['title', 'aria-label']);
     attrs('#mdbook-theme-toggle', ['title', 'aria-label']);
     attrs('#mdbook-search-toggle', ['title', 'aria-label']);
-    attrs('#mdbook-menu-bar a[href$="print.html"]', ['title', 'aria-label'], 'print link');
+    // The edition's print page (print-ja.html, print-zh.html: the book's renderer).
+    attrs('#mdbook-menu-bar a[href$="print-ja.html"], #mdbook-menu-bar a[href$="print-zh.html"]', ['title', 'aria-label'], 'print link');
     attrs('a[rel~="prev"]', ['title', 'aria-label'], 'previous-chapter link');
     attrs('a[rel~="next"]', ['title', 'aria-label'], 'next-chapter link');
     attrs('#mdbook-searchbar', ['placeholder']);
