@@ -1,5 +1,5 @@
 // Browser tests of the book: the reader's interface of both editions
-// (theme/asyncbook.js and friends) in headless Chromium, against two servers:
+// (theme/asyncbook-*.js and friends) in headless Chromium, against two servers:
 // `mdbook serve` (its URL in MDBOOK_SERVE_URL, started by ./run) and the
 // built book (BOOK_HTML, default book/html) behind a tiny static server.
 // Run them with ./run, after `mdbook build`.
