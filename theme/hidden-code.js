@@ -12,11 +12,11 @@
 //
 // This file puts the chunks back in place ("fills" a block) before anything
 // needs them: the eye button shows them, the copy button copies them
-// (theme/asyncbook.js), and the run button (book.js, which sends the code
-// element's textContent to the playground) sends them. A block's chunks
-// start loading as soon as the pointer or the focus reaches it, so they are
-// usually there by the time of the click. Scripts, not fetch(), so that a
-// book opened from files works too.
+// (theme/asyncbook-code-buttons.js), and the run button (book.js, which
+// sends the code element's textContent to the playground) sends them. A
+// block's chunks start loading as soon as the pointer or the focus reaches
+// it, so they are usually there by the time of the click. Scripts, not
+// fetch(), so that a book opened from files works too.
 //
 // Exposes window.asyncbookHiddenCode = { fill(code) → Promise, filled(code) }.
 

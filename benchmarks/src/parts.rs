@@ -13,12 +13,14 @@
 //!   `push_back` and one `pop_front` inside, unlocking: the runtime's queue
 //!   of task ids, as one wake and the poll that follows use it.
 //! - `eventfd-write`: chapter 8's [`Notifier`] doing the write that reaches
-//!   the kernel: `notify` (its flag goes up, one 8-byte `write` to the
-//!   eventfd) then `reset` (the flag goes down, so the next `notify` writes
-//!   again). The `drain` (a `read`) is left out on purpose: it is the
-//!   waiting side's cost, not the waker's, so the counter just grows (by
-//!   one per iteration, nowhere near its limit), and after the run it must
-//!   equal the iterations, proving that every `notify` wrote. As in the
+//!   the kernel, as a wake of a sleeping runtime does: `may_sleep` (the
+//!   waiting side's flag goes down, as just before its `epoll_wait`; the
+//!   look at its work finds none) then `notify` (the flag goes up, one
+//!   8-byte `write` to the eventfd). The `woke` that would follow (its
+//!   `read`) is left out on purpose: it is the waiting side's cost, not
+//!   the waker's, so the counter just grows (by one per iteration, nowhere
+//!   near its limit), and after the run it must equal the iterations,
+//!   proving that every `notify` wrote. As in the
 //!   reactor, the eventfd is in an epoll interest list, so the write also
 //!   runs epoll's callback; with nobody waiting and the eventfd never
 //!   drained, that callback finds it already on the ready list, so this is
@@ -130,8 +132,11 @@ fn eventfd_write(group: &mut BenchmarkGroup<'_, WallTime>) {
     group.bench_function(id(Part::EventfdWrite), |b| {
         b.iter(|| {
             let notifier = black_box(&notifier);
+            // Nothing to do: the waiting side would sleep, so the next
+            // `notify` writes.
+            let asleep = notifier.may_sleep(|| false);
             notifier.notify();
-            notifier.reset();
+            assert!(black_box(asleep), "eventfd-write: no work, it sleeps");
             notifies.set(notifies.get() + 1);
         });
     });

@@ -168,6 +168,7 @@ impl Async<TcpListener> {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+    use crate::test_executors::PATIENCE;
     use crate::test_wakers::TestWaker;
     use std::os::unix::net::UnixStream;
     use std::pin::pin;
@@ -183,14 +184,22 @@ mod tests {
         let reactor = reactor();
         let (ours, mut theirs) = UnixStream::pair().unwrap();
         let ours = Async::new(&reactor, ours).unwrap();
+        // The data is written only once another future on the same thread
+        // has run while the read waited: a read that blocked the thread
+        // would see the writer give up and close its end (`Ok(0)`).
+        let (ran, other_ran) = std::sync::mpsc::channel();
         let writer = thread::spawn(move || {
-            thread::sleep(Duration::from_millis(20));
+            other_ran.recv_timeout(PATIENCE).ok()?;
             theirs.write_all(b"hello").unwrap();
-            theirs
+            Some(theirs)
         });
         let mut buf = [0; 16];
-        let n = reactor.block_on(ours.read(&mut buf)).unwrap().unwrap();
-        assert_eq!(&buf[..n], b"hello");
+        let (n, ()) = reactor
+            .block_on(futures::future::join(ours.read(&mut buf), async {
+                ran.send(()).unwrap();
+            }))
+            .unwrap();
+        assert_eq!(&buf[..n.unwrap()], b"hello");
         drop(writer.join().unwrap());
     }
 

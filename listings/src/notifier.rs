@@ -81,9 +81,13 @@ impl Notifier {
     /// are free again. If the wait reported the eventfd, reads it back to
     /// zero, so that it stops being readable.
     pub fn woke(&self, reported: bool) {
-        // A swap again: it reads the value of the `notify` that wrote (if
-        // one did), so that the work it published is visible from here on.
-        self.awake.swap(true, Ordering::AcqRel);
+        // What the waking `notify` published is visible already (the
+        // eventfd's write and read order it), so `Relaxed` is enough. But
+        // a swap, not a store: a `notify` that skipped its write just
+        // before stays in the chain of read-modify-writes that the swap in
+        // `may_sleep` reads, and so synchronizes with it; a plain store
+        // would cut that chain.
+        self.awake.swap(true, Ordering::Relaxed);
         if reported {
             self.event.drain();
         }

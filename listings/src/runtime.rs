@@ -663,22 +663,27 @@ mod tests {
 
     #[test]
     fn a_wake_from_another_thread_writes_once_to_wake_the_sleeping_runtime() {
-        let rt = runtime();
-        let notifier = Arc::clone(rt.handle().reactor().notifier());
         let (tx, rx) = futures::channel::oneshot::channel();
-        let sender = thread::spawn(move || {
-            // Until the runtime's thread has said it sleeps (no timers, no
-            // I/O: it waits for the eventfd alone)...
-            while !notifier.is_asleep() {
-                thread::yield_now();
-            }
-            // ...then the wake writes, once.
-            let before = Counts::now();
-            tx.send("from the other thread").unwrap();
-            Counts::since(before).eventfd_writes
+        let (notifier_tx, notifier) = mpsc::channel();
+        let returned = in_background(move || {
+            let rt = runtime();
+            let notifier = Arc::clone(rt.handle().reactor().notifier());
+            notifier_tx.send(notifier).unwrap();
+            assert_eq!(rt.block_on(rx).unwrap(), Ok("from another thread"));
         });
-        assert_eq!(rt.block_on(rx).unwrap(), Ok("from the other thread"));
-        assert_eq!(sender.join().unwrap(), 1);
+        let notifier = notifier.recv_timeout(PATIENCE).unwrap();
+        // Until the runtime's thread has said it sleeps (no timers, no
+        // I/O: it waits for the eventfd alone)...
+        let start = Instant::now();
+        while !notifier.is_asleep() {
+            assert!(start.elapsed() < PATIENCE, "the runtime never slept");
+            thread::yield_now();
+        }
+        // ...then the wake writes, once, and the runtime wakes.
+        let before = Counts::now();
+        tx.send("from another thread").unwrap();
+        assert_eq!(Counts::since(before).eventfd_writes, 1);
+        returned.recv_timeout(PATIENCE).unwrap().unwrap();
     }
 
     #[test]
@@ -763,8 +768,9 @@ mod tests {
         let never_polled = handle.spawn(async {});
         drop(rt);
         for join in [waiting, never_polled] {
+            let mut join = pin!(join);
             let awaited = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                futures::executor::block_on(join);
+                join.as_mut().poll(&mut Context::from_waker(Waker::noop()))
             }));
             let payload = awaited.unwrap_err();
             assert_eq!(

@@ -1,5 +1,5 @@
 // Browser tests of the book: the reader's interface of both editions
-// (theme/asyncbook.js and friends) in headless Chromium, against two servers:
+// (theme/asyncbook-*.js and friends) in headless Chromium, against two servers:
 // `mdbook serve` (its URL in MDBOOK_SERVE_URL, started by ./run) and the
 // built book (BOOK_HTML, default book/html) behind a tiny static server.
 // Run them with ./run, after `mdbook build`.
@@ -528,7 +528,8 @@ function interfaceStrings() {
     attrs('#mdbook-sidebar-toggle', ['title', 'aria-label']);
     attrs('#mdbook-theme-toggle', ['title', 'aria-label']);
     attrs('#mdbook-search-toggle', ['title', 'aria-label']);
-    attrs('#mdbook-menu-bar a[href$="print.html"]', ['title', 'aria-label'], 'print link');
+    // The edition's print page (print-ja.html, print-zh.html: the book's renderer).
+    attrs('#mdbook-menu-bar a[href$="print-ja.html"], #mdbook-menu-bar a[href$="print-zh.html"]', ['title', 'aria-label'], 'print link');
     attrs('a[rel~="prev"]', ['title', 'aria-label'], 'previous-chapter link');
     attrs('a[rel~="next"]', ['title', 'aria-label'], 'next-chapter link');
     attrs('#mdbook-searchbar', ['placeholder']);

@@ -106,7 +106,7 @@ describe('pages carry what the reader sees', () => {
                 if (text.replace(/\n/g, '')) problems.push(`${name}: text in a placeholder: ${text.slice(0, 60)}`);
             }
             // What the copy button copies: the code's text once its hidden
-            // lines are in place (theme/asyncbook.js's copyCode).
+            // lines are in place (theme/asyncbook-code-buttons.js's copyCode).
             const copies = await page.evaluate(async () => {
                 const out = [];
                 for (const code of document.querySelectorAll('main pre > code.language-rust')) {

@@ -152,9 +152,11 @@ fn check_programs(path: &str, markdown: &str, from_page: &[String]) -> Result<()
     Ok(())
 }
 
-/// One page of an edition, with its language, the part Pagefind indexes,
-/// and hidden code lines kept out of the index; `None` if the page has no
-/// `<html lang="…">` or no `<main>` to mark.
+/// One page of an edition, with its language and the part Pagefind indexes
+/// (`data-pagefind-body` rather than Pagefind's `--root-selector main`, which
+/// would index the landing and print pages too, and change the titles
+/// Pagefind gives the pages); `None` if the page has no `<html lang="…">` or
+/// no `<main>` to mark.
 pub fn mark_page(html: &str, edition: Edition) -> Option<String> {
     let out = print::set_lang(html, edition.lang()).ok()?;
     let out = if out.contains("<main data-pagefind-body>") {
@@ -164,17 +166,17 @@ pub fn mark_page(html: &str, edition: Edition) -> Option<String> {
     } else {
         return None;
     };
-    Some(out.replace(
-        "<span class=\"boring\">",
-        "<span class=\"boring\" data-pagefind-ignore>",
-    ))
+    Some(out)
 }
 
-/// Builds the search index into `<html>/pagefind/`.
+/// Builds the search index into `<html>/pagefind/`. Hidden code lines are
+/// not in the pages (their `span.boring` is an empty placeholder), and are
+/// kept out of the index should one ever hold text.
 fn index(html: &Path) -> Result<()> {
     let status = Command::new("pagefind")
         .arg("--site")
         .arg(html)
+        .args(["--exclude-selectors", "span.boring"])
         .arg("--quiet")
         .status()
         .map_err(|e| format!("cannot run pagefind ({e}); tools/book-tools installs it"))?;
@@ -195,7 +197,7 @@ mod tests {
         let marked = mark_page(PAGE, Edition::Zh).unwrap();
         assert_eq!(
             marked,
-            "<!DOCTYPE HTML>\n<html lang=\"zh-CN\" class=\"light\" dir=\"ltr\">\n<body><main data-pagefind-body>\n<pre><code><span class=\"boring\" data-pagefind-ignore>use x;\n</span>fn f() {}</code></pre>\n</main></body></html>\n"
+            "<!DOCTYPE HTML>\n<html lang=\"zh-CN\" class=\"light\" dir=\"ltr\">\n<body><main data-pagefind-body>\n<pre><code><span class=\"boring\">use x;\n</span>fn f() {}</code></pre>\n</main></body></html>\n"
         );
     }
 
@@ -206,7 +208,7 @@ mod tests {
         assert_eq!(
             mark_page(&once, Edition::Ja)
                 .unwrap()
-                .matches("data-pagefind-ignore")
+                .matches("data-pagefind-body")
                 .count(),
             1
         );
