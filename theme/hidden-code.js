@@ -78,8 +78,11 @@
                 const ids = span.dataset.hidden ?? span.dataset.lazy;
                 const parts = await Promise.all(ids.split(' ').map(load));
                 const text = parts.join('');
-                if (window.hljs) {
-                    span.innerHTML = hljs.highlight('rust', text, true).value;
+                // Coloured in the block's language, as book.js colours it
+                // (`rs`, appendix C's tests, is highlight.js's Rust too).
+                const language = [...code.classList].find(c => c.startsWith('language-'))?.slice('language-'.length);
+                if (window.hljs && language && hljs.getLanguage(language)) {
+                    span.innerHTML = hljs.highlight(language, text, true).value;
                 } else {
                     span.textContent = text;
                 }

@@ -223,7 +223,7 @@ describe('pages carry what the reader sees', () => {
     test('R8. a long block\'s text (appendix C\'s whole files) loads as it comes into view', () => withContext(async context => {
         const name = 'zh/appendix-listings.html';
         const { page } = await openPage(context, url(name));
-        const last = page.locator('main pre:has(> code span[data-lazy])').last();
+        const last = page.locator('main pre:has(> code.language-rust span[data-lazy])').last();
         const code = last.locator('code');
         const index = await page.evaluate(el => [...document.querySelectorAll('main pre > code.language-rust')].indexOf(el), await code.elementHandle());
         const lines = await code.evaluate(c => c.textContent.split('\n').length);
@@ -235,6 +235,12 @@ describe('pages carry what the reader sees', () => {
         assert.ok(await code.evaluate(c => c.querySelectorAll('span[data-lazy] [class^="hljs-"]').length > 0), 'coloured');
         await page.evaluate(async el => window.asyncbookHiddenCode.fill(el), await code.elementHandle());
         assert.equal(await code.evaluate(c => c.textContent), programsOf(name)[index].replace(/\n$/, ''));
+        // A file's tests, shown as `rs` (no program of their own), load too.
+        const tests = page.locator('main pre:has(> code.language-rs span[data-lazy])').last();
+        await tests.scrollIntoViewIfNeeded();
+        await page.waitForFunction(el => !el.querySelector('span[data-lazy]:not([data-filled])'), await tests.locator('code').elementHandle(), { timeout: 10_000 });
+        const testText = await tests.locator('code').evaluate(c => c.textContent);
+        assert.match(testText, /#\[test\]|#\[cfg\(/, 'a file\'s tests, loaded');
         await page.close();
     }));
 

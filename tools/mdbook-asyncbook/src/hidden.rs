@@ -13,8 +13,8 @@
 //! <span class="boring" data-hidden="3f2a… 91c0…"></span>
 //! ```
 //!
-//! A long block (a whole listing file, in appendix C) also has its visible
-//! text moved out, loaded when the reader scrolls near it
+//! A long block (a whole listing file, in appendix C; of any language) also
+//! has its visible text moved out, loaded when the reader scrolls near it
 //! ([`LONG_BLOCK`]): `<span data-lazy="…">` holding as many line breaks as
 //! the text, so that the page keeps its layout while it loads.
 //!
@@ -113,31 +113,46 @@ pub struct Externalised {
     pub programs: Vec<String>,
 }
 
-const CODE_OPEN: &str = "<code class=\"language-rust";
+const CODE_OPEN: &str = "<code class=\"language-";
 const CODE_CLOSE: &str = "</code>";
 const BORING_OPEN: &str = "<span class=\"boring\"";
 const SPAN_CLOSE: &str = "</span>";
 
-/// Moves the hidden lines of every Rust block of `html` into `chunks`.
+/// Moves the hidden lines of every Rust block of `html` into `chunks`, and
+/// the text of every long code block (of any language).
 ///
 /// mdBook 0.5.4 writes a Rust block as `<code class="language-rust …">`
 /// holding text and one `<span class="boring">` per hidden line, itself
-/// holding only text. Anything else inside the block is an error: the
-/// page layout has changed and the transformation would not be safe.
+/// holding only text. Anything else inside a Rust block is an error: the
+/// page layout has changed and the transformation would not be safe. A
+/// block of another language holds text only (highlighting happens in the
+/// browser); one that holds markup is left as it is.
 pub fn externalise(html: &str, chunks: &mut Chunks) -> Result<Externalised> {
     let mut out = String::with_capacity(html.len() / 2);
     let mut programs = Vec::new();
     let mut rest = html;
     while let Some(start) = rest.find(CODE_OPEN) {
+        let language_at = start + CODE_OPEN.len();
+        let language_len = rest[language_at..]
+            .find([' ', '"'])
+            .ok_or("an unclosed <code> tag")?;
+        let is_rust = &rest[language_at..language_at + language_len] == "rust";
         let open_end = start + rest[start..].find('>').ok_or("an unclosed <code> tag")? + 1;
         let close = open_end
             + rest[open_end..]
                 .find(CODE_CLOSE)
-                .ok_or("a Rust block without </code>")?;
+                .ok_or("a code block without </code>")?;
         out.push_str(&rest[..open_end]);
-        let (inner, program) = externalise_block(&rest[open_end..close], chunks)?;
-        out.push_str(&inner);
-        programs.push(program);
+        let inner = &rest[open_end..close];
+        if is_rust {
+            let (inner, program) = externalise_block(inner, chunks)?;
+            out.push_str(&inner);
+            programs.push(program);
+        } else if inner.len() > LONG_BLOCK && !inner.contains('<') {
+            out.push_str(&lazy(inner, chunks)?);
+        } else {
+            out.push_str(inner);
+        }
         rest = &rest[close..];
     }
     out.push_str(rest);
@@ -145,6 +160,18 @@ pub fn externalise(html: &str, chunks: &mut Chunks) -> Result<Externalised> {
         html: out,
         programs,
     })
+}
+
+/// The placeholder of a long block's visible text (escaped HTML), which
+/// holds as many line breaks as the text, so that the block keeps its
+/// height while the text loads.
+fn lazy(html: &str, chunks: &mut Chunks) -> Result<String> {
+    let text = unescape(html)?;
+    let lines = "\n".repeat(text.matches('\n').count());
+    Ok(format!(
+        "<span data-lazy=\"{}\">{lines}</span>",
+        chunks.add(&text)?
+    ))
 }
 
 /// A block's text, in order: visible text as the page had it (escaped), and
@@ -182,15 +209,8 @@ fn externalise_block(inner: &str, chunks: &mut Chunks) -> Result<(String, String
                 program.push_str(run);
             }
             Segment::Visible(html) if lazy => {
-                let text = unescape(html)?;
-                // As many line breaks as the text has: the block keeps its
-                // height while the text loads.
-                let lines = "\n".repeat(text.matches('\n').count());
-                out.push_str(&format!(
-                    "<span data-lazy=\"{}\">{lines}</span>",
-                    chunks.add(&text)?
-                ));
-                program.push_str(&text);
+                out.push_str(&self::lazy(html, chunks)?);
+                program.push_str(&unescape(html)?);
             }
             Segment::Visible(html) => {
                 out.push_str(html);
@@ -425,6 +445,19 @@ mod tests {
         // A short one keeps its visible text in the page.
         let short = format!("<code class=\"language-rust\">{line}</code>");
         assert_eq!(externalise(&short, &mut chunks).unwrap().html, short);
+        // A long block of another language (appendix C's tests, shown as
+        // `rs`) too, and it is no program.
+        let other = format!("<code class=\"language-rs\">{visible}</code>");
+        let done = externalise(&other, &mut chunks).unwrap();
+        assert!(done.programs.is_empty());
+        assert!(done.html.starts_with(&format!(
+            "<code class=\"language-rs\"><span data-lazy=\"{id}\">"
+        )));
+        let text_block = format!("<code class=\"language-text\">{line}</code>");
+        assert_eq!(
+            externalise(&text_block, &mut chunks).unwrap().html,
+            text_block
+        );
     }
 
     #[test]
@@ -432,6 +465,7 @@ mod tests {
         let mut chunks = Chunks::default();
         for page in [
             "<code class=\"language-rust\"><b>x</b></code>",
+            "<code class=\"language-rust",
             "<code class=\"language-rust\"><span class=\"boring\"><i>x</i></span></code>",
             "<code class=\"language-rust\">&copy;</code>",
             "<code class=\"language-rust\">no end",
