@@ -390,7 +390,7 @@ mod tests {
     use crate::test_executors::{Library, PATIENCE, in_background};
     use crate::timer::TimerFuture;
     use std::sync::mpsc;
-    use std::task::Poll;
+    use std::task::{Poll, Waker};
 
     fn nap(ms: u64) -> TimerFuture {
         TimerFuture::new(Duration::from_millis(ms))
@@ -415,22 +415,74 @@ mod tests {
         );
     }
 
+    /// How many times thread `tid` of this process has gone to sleep (its
+    /// voluntary context switches, as Linux counts them).
+    fn sleeps_of(tid: i32) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/self/task/{tid}/status")).unwrap();
+        let line = status
+            .lines()
+            .find(|line| line.starts_with("voluntary_ctxt_switches:"))
+            .unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    }
+
+    /// Whether thread `tid` of this process is asleep now (state `S`).
+    fn asleep(tid: i32) -> bool {
+        let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).unwrap();
+        // The state follows the command name, which is in parentheses.
+        let after_name = &stat[stat.rfind(')').unwrap() + 1..];
+        after_name.split_whitespace().next() == Some("S")
+    }
+
+    /// Runs one task that waits for a wake from another thread, which
+    /// comes only once the executor's thread has gone to sleep `sleeps`
+    /// more times after the task's first poll, and is asleep. (After two,
+    /// an executor that naps has come back from one nap and looked at its
+    /// empty queue; one that blocks sleeps once, for good.)
+    fn idle_until_the_executor_has_slept(idle: Idle, sleeps: u64) -> Stats {
+        let executor = Executor::new(idle);
+        let (waker_tx, waker_rx) = mpsc::channel::<Waker>();
+        let tid = rustix::thread::gettid().as_raw_nonzero().get();
+        let mut waited = false;
+        executor.spawn(
+            "waits for the other thread",
+            std::future::poll_fn(move |cx| {
+                if waited {
+                    return Poll::Ready(());
+                }
+                waited = true;
+                waker_tx.send(cx.waker().clone()).unwrap();
+                Poll::Pending
+            }),
+        );
+        let releaser = thread::spawn(move || {
+            let waker = waker_rx.recv_timeout(PATIENCE).unwrap();
+            let before = sleeps_of(tid);
+            let start = std::time::Instant::now();
+            while sleeps_of(tid) < before + sleeps || !asleep(tid) {
+                assert!(start.elapsed() < PATIENCE, "the executor never slept");
+                thread::sleep(Duration::from_millis(1));
+            }
+            waker.wake();
+        });
+        let stats = executor.run();
+        releaser.join().unwrap();
+        stats
+    }
+
     #[test]
     fn sleeping_when_idle_wakes_up_for_nothing_blocking_does_not() {
-        // The same work both ways: one task waits 200 ms for a timer.
-        let sleeping = Executor::new(Idle::Sleep(Duration::from_millis(10)));
-        sleeping.spawn("timer", async { nap(200).await });
-        let sleeping = sleeping.run();
-        let blocking = Executor::new(Idle::Block);
-        blocking.spawn("timer", async { nap(200).await });
-        let blocking = blocking.run();
+        // The same work both ways: one task waits for a wake that comes
+        // once the executor's thread has slept (twice when it naps, so
+        // that one nap is over; once when it blocks, for good).
+        let sleeping = idle_until_the_executor_has_slept(Idle::Sleep(Duration::from_millis(10)), 2);
+        let blocking = idle_until_the_executor_has_slept(Idle::Block, 0);
         // Two polls either way: the first, and one after the wake.
         assert_eq!(sleeping.polls, 2);
         assert_eq!(blocking.polls, 2);
-        // Sleeping 10 ms at a time, the thread looks at an empty queue
-        // about twenty times (fewer if naps overrun on a busy machine, but
-        // at least once in 200 ms); blocked on the condition variable, it
-        // wakes only for the wake.
+        // Sleeping 10 ms at a time, the thread came back from its first
+        // nap to an empty queue before it napped again; blocked on the
+        // condition variable, it wakes only for the wake.
         assert!(sleeping.idle_wakeups >= 1, "{sleeping:?}");
         assert_eq!(blocking.idle_wakeups, 0, "{blocking:?}");
     }

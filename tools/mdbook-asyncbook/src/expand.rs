@@ -14,8 +14,9 @@
 //! - every item whose `#[cfg(…)]` is false when neither `test` nor `loom` is
 //!   set, with its attributes, doc comments and the comment lines just above
 //!   it;
-//! - `#[cfg(not(loom))]` attributes (the item stays) and `cfg_attr`s that
-//!   never apply;
+//! - `#[cfg(not(loom))]` and `#[cfg(not(test))]` attributes (the item
+//!   stays: a reader's `cargo test` builds it too, since the `cfg(test)`
+//!   stand-in is left out) and `cfg_attr`s that never apply;
 //! - `// ANCHOR:` and `// ANCHOR_END:` marker lines.
 //!
 //! An item with a line the reader sees is kept whole: the visible code is
@@ -81,8 +82,8 @@ pub(crate) fn fates(text: &str) -> std::result::Result<Vec<Fate>, String> {
             let bytes = lexed[i].1.start..lexed[i + cfg.len - 1].1.end;
             let range = lines.whole(text, bytes).ok_or_else(|| {
                 format!(
-                    "line {}: a `#[cfg(not(loom))]` or `#[cfg_attr(loom, …)]` attribute must \
-                     stand on lines of its own",
+                    "line {}: a `#[cfg(not(loom))]`, `#[cfg(not(test))]` or `#[cfg_attr(loom, …)]` \
+                     attribute must stand on lines of its own",
                     lines.line_of(lexed[i].1.start) + 1
                 )
             })?;
@@ -556,7 +557,6 @@ fn f() {}
         assert_eq!(
             kept,
             [
-                "#[cfg(not(test))]",
                 "fn b() {}",
                 "#[cfg(any(unix, loom))]",
                 "fn d() {}",

@@ -724,6 +724,8 @@ pub(crate) struct Cfg {
     pub value: Option<bool>,
     /// Whether the predicate names `loom`.
     pub loom: bool,
+    /// Whether the predicate names `test`.
+    pub test: bool,
     /// How many tokens the attribute spans, `#[` to `]`.
     pub len: usize,
 }
@@ -760,10 +762,14 @@ impl Cfg {
             }
             _ => false,
         })? + 2;
+        let test = tokens[..len]
+            .iter()
+            .any(|t| matches!(t, Token::Ident(name) if name == "test"));
         Some(Cfg {
             attr,
             value,
             loom,
+            test,
             len,
         })
     }
@@ -774,15 +780,17 @@ impl Cfg {
         !self.attr && self.value == Some(false)
     }
 
-    /// An attribute that changes nothing in a reader's program and that
-    /// names `loom`, which a fresh project warns about (`unexpected cfg
-    /// condition name`): `#[cfg(not(loom))]`, or a `cfg_attr` that never
-    /// applies.
+    /// An attribute that changes nothing in a reader's program once its
+    /// tests and loom code are left out: `#[cfg(not(loom))]`, which a fresh
+    /// project warns about (`unexpected cfg condition name`);
+    /// `#[cfg(not(test))]`, whose item the reader's `cargo test` would
+    /// otherwise lose with nothing in its place (the `cfg(test)` stand-in
+    /// is left out); or a `cfg_attr` that never applies.
     pub fn is_noise(&self) -> bool {
         if self.attr {
             self.value == Some(false)
         } else {
-            self.value == Some(true) && self.loom
+            self.value == Some(true) && (self.loom || self.test)
         }
     }
 }

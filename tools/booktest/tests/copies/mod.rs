@@ -10,7 +10,8 @@
 //! - an item whose attributes include a `cfg` that names `test` or `loom`
 //!   outside `not(loom)` (a test module, a loom stand-in), with the
 //!   attributes, doc comments and comments above it;
-//! - a `#[cfg(not(loom))]` or `#[cfg_attr(loom, …)]` attribute line;
+//! - a `#[cfg(not(loom))]`, `#[cfg(not(test))]` or `#[cfg_attr(loom, …)]`
+//!   attribute line;
 //! - an `// ANCHOR:` or `// ANCHOR_END:` marker line, or a blank line;
 //! - a whole module of the frame (`pub mod name {` to its `}`, `name` a
 //!   module of the listings crate), which the program no longer needs;
@@ -62,7 +63,7 @@ pub fn left_out(old: &str, new: &str, modules: &[String]) -> Result<LeftOut, Str
         if line.is_empty() || is_marker(line) {
             out.lines += 1;
             i += 1;
-        } else if line == "#[cfg(not(loom))]" || line.starts_with("#[cfg_attr(loom,") {
+        } else if is_noise_attribute(line) {
             out.attributes += 1;
             i += 1;
         } else if let Some(name) = line
@@ -94,6 +95,27 @@ pub fn left_out(old: &str, new: &str, modules: &[String]) -> Result<LeftOut, Str
         ));
     }
     Ok(out)
+}
+
+/// A `#[cfg(not(loom))]` or `#[cfg(not(test))]` line (or both, under
+/// `all`), or a `cfg_attr` of `loom` or `test`: what pruning drops and keeps
+/// the item.
+fn is_noise_attribute(line: &str) -> bool {
+    if line.starts_with("#[cfg_attr(loom,") || line.starts_with("#[cfg_attr(test,") {
+        return true;
+    }
+    let Some(predicate) = line
+        .strip_prefix("#[cfg(")
+        .and_then(|rest| rest.strip_suffix(")]"))
+    else {
+        return false;
+    };
+    let rest = predicate.replace("not(loom)", "").replace("not(test)", "");
+    let rest = rest
+        .strip_prefix("all(")
+        .and_then(|r| r.strip_suffix(')'))
+        .unwrap_or(&rest);
+    rest != predicate && rest.chars().all(|c| c == ',' || c == ' ')
 }
 
 fn is_marker(line: &str) -> bool {
