@@ -464,6 +464,23 @@ fn collect_modules(
     Ok(())
 }
 
+// Why a small lexer of our own, and not `syn` (or each file's needs
+// declared in data/listings.toml):
+// - Two users need it: which modules a file names (here), and where, to the
+//   byte and the line, each test or loom-only item starts and ends, with
+//   its attributes, doc comments and the plain comment lines above it, so
+//   that `expand` can leave exactly those lines out of a reader's copy. syn
+//   drops plain comments and gives lines only through proc-macro2's
+//   `span-locations`; the line bookkeeping would stay, beside a full parse.
+// - It reads what an author writes in listings/, which the compile tests
+//   then check: a path it missed is a block that fails to compile, an item
+//   it cut wrongly is a copy the copies check or the unpruned comparison
+//   rejects (tools/booktest/tests/copies). syn would parse more than we
+//   need, with its `full` and `visit` features in the plug-in that
+//   `mdbook serve` compiles first.
+// - Declaring needs by hand in data/listings.toml would repeat what the
+//   code says; a missing module fails to compile, but an extra one would
+//   go unnoticed.
 /// A token of Rust source, as far as paths and attributes need.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Token {
