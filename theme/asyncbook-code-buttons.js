@@ -85,42 +85,77 @@
                 button.setAttribute('aria-label', title);
             };
             if (show) {
-                hiddenCode.fill(code).then(toggle, err => console.error(err));
+                // A second press while the lines load changes nothing: the
+                // first one shows them when they are in place.
+                if (!showPending.has(code)) {
+                    showPending.add(code);
+                    const settle = () => showPending.delete(code);
+                    hiddenCode.fill(code).then(() => {
+                        settle();
+                        toggle();
+                    }, err => {
+                        settle();
+                        console.error(err);
+                    });
+                }
             } else {
                 toggle();
             }
         }
     }, true);
 
-    function copyCode(button, code) {
-        // The hidden lines first (at once if they are in place already).
-        hiddenCode.fill(code).then(() => copyText(button, code), err => {
-            console.error(err);
-            copyText(button, null);
-        });
-    }
+    // Copies at once when the block's lines are in place (they usually are:
+    // they start loading when the pointer or the focus reaches the block).
+    // Otherwise the clipboard is handed a promise of the text
+    // (ClipboardItem), which browsers accept within the click, where a
+    // writeText after the wait may be refused.
+    // The blocks whose eye button waits for their lines.
+    const showPending = new WeakSet();
 
-    // Copies the block's whole text; a null code reports a clipboard error.
-    function copyText(button, code) {
-        let text = code?.textContent;
-        // An editable block (ACE editor, `editable` class) keeps its text in the
-        // editor, as book.js's playground_text() knows.
-        if (code && window.ace && code.classList.contains('editable')) {
-            text = window.ace.edit(code).getValue();
-        }
-        const done = ok => {
-            // book.js's tooltip: the button's `i.tooltiptext` child, shown by the
-            // `tooltipped` class; its own mouseout listener hides it again.
-            const tip = button.querySelector('.tooltiptext');
-            if (tip) {
-                tip.textContent = translate(ok ? 'Copied!' : 'Clipboard error!');
-                button.classList.add('tooltipped');
-            }
-        };
-        if (text === undefined) {
-            done(false);
+    function copyCode(button, code) {
+        if (hiddenCode.filled(code)) {
+            copyText(button, code);
             return;
         }
+        const text = hiddenCode.fill(code).then(() => code.textContent);
+        if (navigator.clipboard?.write && window.ClipboardItem && window.isSecureContext) {
+            const item = new ClipboardItem({
+                'text/plain': text.then(t => new Blob([t], { type: 'text/plain' })),
+            });
+            navigator.clipboard.write([item]).then(() => tooltip(button, true), () => {
+                // Refused (or the lines did not load): try the other ways.
+                text.then(() => copyText(button, code), err => {
+                    console.error(err);
+                    tooltip(button, false);
+                });
+            });
+        } else {
+            text.then(() => copyText(button, code), err => {
+                console.error(err);
+                tooltip(button, false);
+            });
+        }
+    }
+
+    // book.js's tooltip: the button's `i.tooltiptext` child, shown by the
+    // `tooltipped` class; its own mouseout listener hides it again.
+    function tooltip(button, ok) {
+        const tip = button.querySelector('.tooltiptext');
+        if (tip) {
+            tip.textContent = translate(ok ? 'Copied!' : 'Clipboard error!');
+            button.classList.add('tooltipped');
+        }
+    }
+
+    // Copies the block's whole text (its lines in place).
+    function copyText(button, code) {
+        let text = code.textContent;
+        // An editable block (ACE editor, `editable` class) keeps its text in the
+        // editor, as book.js's playground_text() knows.
+        if (window.ace && code.classList.contains('editable')) {
+            text = window.ace.edit(code).getValue();
+        }
+        const done = ok => tooltip(button, ok);
         const writeText = navigator.clipboard && window.isSecureContext
             ? navigator.clipboard.writeText(text)
             : Promise.reject(new Error('no async clipboard'));

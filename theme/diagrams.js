@@ -11,10 +11,18 @@
 
 /* global path_to_root, mermaid */
 
+// window.asyncbookDiagrams is a promise that settles once every diagram is
+// drawn (or mermaid.js failed): theme/print.js waits for it.
+
 (function diagrams() {
     'use strict';
 
+    let drawn;
+    window.asyncbookDiagrams = new Promise(resolve => {
+        drawn = resolve;
+    });
     if (!document.querySelector('pre.mermaid')) {
+        drawn();
         return;
     }
     // mdBook's dark themes get mermaid's dark theme. Diagrams are drawn once,
@@ -36,9 +44,14 @@
         script.src = `${path_to_root}vendor/mermaid.min.js`;
         script.onload = () => {
             mermaid.initialize({ startOnLoad: false, theme: drawnDark ? 'dark' : 'default' });
-            mermaid.run({ querySelector: 'pre.mermaid' }).catch(err => console.error(err));
+            // mermaid marks a diagram processed before it draws it: the
+            // promise of run() is what says they are all drawn.
+            mermaid.run({ querySelector: 'pre.mermaid' }).catch(err => console.error(err)).finally(drawn);
         };
-        script.onerror = () => console.error('mermaid.js did not load: diagrams are shown as text');
+        script.onerror = () => {
+            console.error('mermaid.js did not load: diagrams are shown as text');
+            drawn();
+        };
         document.head.append(script);
     }
 

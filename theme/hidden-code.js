@@ -48,10 +48,19 @@
             waiting.set(id, { promise, resolve, reject });
             const script = document.createElement('script');
             script.src = `${path_to_root}hidden/${id}.js`;
-            script.onerror = () => {
+            const fail = what => {
                 waiting.delete(id);
                 script.remove();
-                reject(new Error(`hidden code ${id} did not load`));
+                reject(new Error(`hidden code ${id} ${what}`));
+            };
+            script.onerror = () => fail('did not load');
+            // A script that ran but did not hand over its text (a server
+            // that answers a missing file with a page, say) fails too,
+            // rather than leave the buttons waiting for ever.
+            script.onload = () => {
+                if (!texts.has(id)) {
+                    fail('loaded without its text');
+                }
             };
             document.head.append(script);
         }
@@ -89,7 +98,10 @@
                 span.dataset.filled = '';
             }));
             filling.set(code, work);
-            work.finally(() => filling.delete(code));
+            // Forget the work when it ends, either way (a failed fill can be
+            // tried again); the caller sees its outcome.
+            const forget = () => filling.delete(code);
+            work.then(forget, forget);
         }
         return filling.get(code);
     }
@@ -124,8 +136,12 @@
     document.addEventListener('focusin', early);
     document.addEventListener('touchstart', early, { passive: true });
 
+    // The blocks whose run waits for their lines.
+    const runPending = new WeakSet();
+
     // The run button (book.js reads the code when it is clicked): fill the
-    // block first, then let the click through.
+    // block first, then let the click through, once however often it was
+    // pressed meanwhile.
     window.addEventListener('click', e => {
         const button = e.target instanceof Element && e.target.closest('pre > .buttons > button.play-button');
         const code = button?.closest('pre').querySelector(':scope > code');
@@ -134,6 +150,16 @@
         }
         e.stopImmediatePropagation();
         e.preventDefault();
-        fill(code).then(() => button.click(), err => console.error(err));
+        if (runPending.has(code)) {
+            return;
+        }
+        runPending.add(code);
+        fill(code).then(() => {
+            runPending.delete(code);
+            button.click();
+        }, err => {
+            runPending.delete(code);
+            console.error(err);
+        });
     }, true);
 })();

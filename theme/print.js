@@ -6,17 +6,16 @@
 
 window.asyncbookPrintWhenReady = function asyncbookPrintWhenReady() {
     'use strict';
-    // Diagrams drawn (or given up on: mermaid marks them processed either
-    // way) and images loaded, or 15 seconds, whichever comes first.
-    const ready = () => [...document.querySelectorAll('pre.mermaid')]
-        .every(pre => pre.dataset.processed || pre.querySelector('svg'))
-        && [...document.images].every(img => img.complete);
-    const started = Date.now();
-    (function wait() {
-        if (ready() || Date.now() - started > 15000) {
-            window.print();
-        } else {
-            window.setTimeout(wait, 100);
-        }
-    })();
+    // Diagrams drawn (theme/diagrams.js's promise: mermaid marks a diagram
+    // processed before it has drawn it), fonts and images loaded; or, on a
+    // device too slow for that, after a minute, as the page is then.
+    const images = Promise.all([...document.images].map(img => img.complete
+        ? Promise.resolve()
+        : new Promise(done => {
+            img.addEventListener('load', done, { once: true });
+            img.addEventListener('error', done, { once: true });
+        })));
+    const ready = Promise.all([window.asyncbookDiagrams, document.fonts.ready, images]);
+    const late = new Promise(done => window.setTimeout(done, 60000));
+    Promise.race([ready, late]).then(() => window.print());
 };

@@ -135,7 +135,7 @@ describe('pages carry what the reader sees', () => {
             // book.js colours every block before `load`.
             const timing = await page.evaluate(() => {
                 const nav = performance.getEntriesByType('navigation')[0];
-                return { load: Math.round(nav.loadEventEnd), coloured: document.querySelectorAll('main code.hljs').length };
+                return { load: Math.round(nav.loadEventEnd), coloured: document.querySelectorAll('main code.language-rust .hljs-keyword').length };
             });
             const blocks = await page.evaluate(blocksOnLoad);
             assert.equal(blocks.reduce((n, b) => n + b.coloured, 0), 0, 'no hidden line coloured on load');
@@ -148,26 +148,40 @@ describe('pages carry what the reader sees', () => {
         assert.ok(Math.min(...times) < 5_000, `${largest} took ${times.join(', ')} ms to load`);
     }));
 
-    test('R4. the eye button shows the hidden lines in place, coloured, and hides them again', () => withContext(async context => {
+    // Hidden lines that arrive late (a slow network): each button must wait
+    // for them, not act on what is there. Without the delay the lines are
+    // in place before any click, since they start loading on hover.
+    const slowChunks = context => context.route('**/hidden/*.js', async route => {
+        await new Promise(done => setTimeout(done, 800));
+        await route.continue();
+    });
+    const indexOf = (page, code) => page.evaluate(el => [...document.querySelectorAll('main pre > code.language-rust')].indexOf(el), code);
+
+    test('R4. the eye button shows the hidden lines in place, coloured, once they have arrived, and hides them again', () => withContext(async context => {
+        await slowChunks(context);
         const name = 'zh/ch09-mini-runtime.html';
         const { page } = await openPage(context, url(name));
         const pre = page.locator('main pre:has(> code.language-rust span.boring[data-hidden])').first();
         const code = pre.locator('code');
         const before = await code.evaluate(c => c.innerText);
+        const eye = pre.locator('button.asyncbook-toggle-hidden');
+        // (The buttons show on hover; hovering also starts the load.)
         await pre.hover();
-        await pre.locator('button.asyncbook-toggle-hidden').click();
-        await page.waitForFunction(el => !el.classList.contains('hide-boring'), await code.elementHandle());
+        await eye.click();
+        // Pressed again while the lines load: still shown once they arrive.
+        await eye.click();
+        // Shown means shown whole: the moment the class goes, every line is in place.
+        const whole = await page.waitForFunction(el => !el.classList.contains('hide-boring') && el.textContent, await code.elementHandle());
+        const index = await indexOf(page, await code.elementHandle());
+        assert.equal(await whole.jsonValue(), programsOf(name)[index].replace(/\n$/, ''), 'the hidden lines are in place when shown');
         const shown = await code.evaluate(c => ({
             text: c.innerText,
-            whole: c.textContent,
             coloured: c.querySelectorAll('span.boring [class^="hljs-"]').length,
         }));
-        const index = await page.evaluate(el => [...document.querySelectorAll('main pre > code.language-rust')].indexOf(el), await code.elementHandle());
-        assert.equal(shown.whole, programsOf(name)[index].replace(/\n$/, ''), 'the hidden lines are back in place');
         assert.ok(shown.text.length > before.length * 2, `shown: ${shown.text.length} characters, hidden: ${before.length}`);
         assert.ok(shown.text.includes('mod listings {'), 'the frame is visible');
         assert.ok(shown.coloured > 0, 'the hidden lines are coloured once shown');
-        await pre.locator('button.asyncbook-toggle-hidden').click();
+        await eye.click();
         assert.equal(await code.evaluate(c => c.innerText), before, 'hidden again');
         await page.close();
     }));
@@ -175,19 +189,74 @@ describe('pages carry what the reader sees', () => {
     test('R5. opened from files, the eye button still brings the hidden lines', () => withContext(async context => {
         const name = 'ja/ch02-wakers-and-timer.html';
         const { page, errors } = await openPage(context, pathToFileURL(path.join(BOOK_HTML, name)).href);
-        const filled = await page.evaluate(async () => {
-            const code = document.querySelector('main pre > code.language-rust');
-            await window.asyncbookHiddenCode.fill(code);
-            return code.textContent;
-        });
-        assert.equal(filled, programsOf(name)[0].replace(/\n$/, ''));
+        const pre = page.locator('main pre:has(> code.language-rust span.boring[data-hidden])').first();
+        const code = pre.locator('code');
+        await pre.hover();
+        await pre.locator('button.asyncbook-toggle-hidden').click();
+        const whole = await page.waitForFunction(el => !el.classList.contains('hide-boring') && el.textContent, await code.elementHandle());
+        const index = await indexOf(page, await code.elementHandle());
+        assert.equal(await whole.jsonValue(), programsOf(name)[index].replace(/\n$/, ''));
         assert.deepEqual(errors, []);
         await page.close();
     }));
 
+    test('R9. the copy button, pressed before the hidden lines arrive, copies the whole program', () => withContext(async context => {
+        await slowChunks(context);
+        const name = 'ja/ch08-epoll-reactor.html';
+        const { page, errors } = await openPage(context, url(name));
+        await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(server.url).origin });
+        await page.evaluate(() => navigator.clipboard.writeText(''));
+        const pre = page.locator('main pre:has(> code.language-rust span.boring[data-hidden])').nth(1);
+        const index = await indexOf(page, await pre.locator('code').elementHandle());
+        await pre.hover();
+        await pre.locator('button.clip-button').click();
+        let copied = '';
+        for (let i = 0; i < 100 && !copied; i++) {
+            copied = await page.evaluate(() => navigator.clipboard.readText());
+            if (!copied) await page.waitForTimeout(100);
+        }
+        assert.equal(copied, programsOf(name)[index].replace(/\n$/, ''), 'the whole program, not what had arrived');
+        assert.deepEqual(errors, []);
+        await page.close();
+    }));
+
+    test('R10. the run button, pressed twice before the hidden lines arrive, sends the whole program once', () => withContext(async context => {
+        await slowChunks(context);
+        // The Rust Playground, answered in the page (nothing leaves the machine).
+        await context.addInitScript(() => {
+            const fetch = window.fetch;
+            window.asyncbookRuns = [];
+            window.fetch = (input, init) => {
+                if (String(input?.url ?? input).endsWith('play.rust-lang.org/evaluate.json')) {
+                    window.asyncbookRuns.push(JSON.parse(init.body).code);
+                    return Promise.resolve(new Response(JSON.stringify({ result: 'ok' }), {
+                        headers: { 'content-type': 'application/json' },
+                    }));
+                }
+                return fetch(input, init);
+            };
+        });
+        const name = 'ja/ch02-wakers-and-timer.html';
+        const { page } = await openPage(context, url(name));
+        const pre = page.locator('main pre.playground:has(> code.language-rust span.boring[data-hidden]):has(button.play-button:not(.hidden))').first();
+        const index = await indexOf(page, await pre.locator('code').elementHandle());
+        const play = pre.locator('button.play-button');
+        await pre.hover();
+        await play.click();
+        await play.click();
+        await page.waitForFunction(() => window.asyncbookRuns.length > 0, null, { timeout: 10_000 });
+        await page.waitForTimeout(1000);
+        const runs = await page.evaluate(() => window.asyncbookRuns);
+        assert.equal(runs.length, 1, 'sent once');
+        assert.equal(runs[0], programsOf(name)[index].replace(/\n$/, ''), 'the whole program');
+        await page.close();
+    }));
+
     test('R6. Pagefind never finds a page by a word of its hidden code', () => withContext(async context => {
-        // (Appendix C shows every file whole, so every word is visible on some
-        // page: what must not happen is a page found by words it only hides.)
+        // (What must not happen is a page found by words it only hides. A long
+        // block's text, appendix C's whole files, is loaded when scrolled to
+        // and so is not indexed either: its words are found in the chapters
+        // that show them.)
         for (const start of ['ja/ch09-mini-runtime.html', 'zh/ch09-mini-runtime.html']) {
             const html = readFileSync(path.join(BOOK_HTML, start), 'utf8');
             const words = new Set();
@@ -291,15 +360,24 @@ describe('one print page per edition', () => {
 
         test(`P2. print-${edition}.html holds the ${edition} edition alone, in its language, diagrams and charts drawn, no hidden line`, () => withContext(async context => {
             // The page opens the print dialog once ready: not here.
+            // The page opens the print dialog once ready: here, the state of
+            // the page at that moment is recorded instead.
             await context.addInitScript(() => {
                 window.print = () => {
-                    window.asyncbookPrinted = true;
+                    window.asyncbookPrinted = {
+                        diagrams: [...document.querySelectorAll('pre.mermaid')]
+                            .map(pre => Boolean(pre.querySelector('svg')) && !/Syntax error/i.test(pre.textContent)),
+                        charts: [...document.querySelectorAll('main img[src*="charts/"]')].map(img => img.complete && img.naturalWidth > 0),
+                    };
                 };
             });
             const started = Date.now();
             const { page, errors } = await openPage(context, url(`print-${edition}.html`), { timeout: 120_000 });
             const loadMs = Date.now() - started;
-            await page.waitForFunction(() => window.asyncbookPrinted === true, null, { timeout: 60_000, polling: 200 });
+            await page.waitForFunction(() => window.asyncbookPrinted, null, { timeout: 90_000, polling: 200 });
+            const printed = await page.evaluate(() => window.asyncbookPrinted);
+            assert.ok(printed.diagrams.length > 5 && printed.diagrams.every(Boolean), `diagrams drawn when the dialog opens: ${printed.diagrams}`);
+            assert.ok(printed.charts.length >= 12 && printed.charts.every(Boolean), `charts shown when the dialog opens: ${printed.charts}`);
             const facts = await page.evaluate(() => ({
                 lang: document.documentElement.lang,
                 title: document.title,
@@ -308,12 +386,16 @@ describe('one print page per edition', () => {
                 diagrams: [...document.querySelectorAll('pre.mermaid')].map(pre => Boolean(pre.querySelector('svg'))),
                 charts: [...document.querySelectorAll('main img[src*="charts/"]')].map(img => img.naturalWidth > 0),
                 closed: document.querySelectorAll('main details:not([open])').length,
+                dangling: [...document.querySelectorAll('main a[href^="#"]')]
+                    .map(a => decodeURIComponent(a.getAttribute('href').slice(1)))
+                    .filter(id => id && !document.getElementById(id)),
             }));
             report[`print-${edition}`] = { bytes: bytes(`print-${edition}.html`), loadMs };
             assert.equal(facts.lang, EDITIONS[edition].lang);
             assert.deepEqual(facts.h1, chapterTitles(edition), 'its chapters, in order, and no other');
             assert.equal(facts.hidden, 0, 'no hidden lines');
             assert.equal(facts.closed, 0, 'folded parts printed open');
+            assert.deepEqual(facts.dangling, [], 'every link within the page leads somewhere');
             assert.ok(facts.diagrams.length > 5 && facts.diagrams.every(Boolean), `diagrams drawn: ${facts.diagrams}`);
             assert.ok(facts.charts.length >= 12 && facts.charts.every(Boolean), `charts shown: ${facts.charts}`);
             assert.deepEqual(errors, []);

@@ -49,17 +49,23 @@ try {
         const page = await context.newPage();
         const errors = [];
         page.on('pageerror', err => errors.push(err.message));
+        // Diagrams or code that failed to load say so with console.error.
+        page.on('console', msg => msg.type() === 'error' && errors.push(msg.text()));
         await page.goto(new URL(`print-${edition}.html`, server.url).href, { waitUntil: 'load', timeout: 120_000 });
         const pageLang = await page.evaluate(() => document.documentElement.lang);
         if (pageLang !== lang) {
             throw new Error(`print-${edition}.html has lang="${pageLang}", not "${lang}"`);
         }
-        // Diagrams drawn (mermaid.js loads after `load`), images and fonts in.
-        await page.waitForFunction(() =>
-            [...document.querySelectorAll('pre.mermaid')].every(pre => pre.querySelector('svg'))
-            && [...document.images].every(img => img.complete && img.naturalWidth > 0),
-        null, { timeout: 120_000, polling: 200 });
-        await page.evaluate(() => document.fonts.ready);
+        // Diagrams drawn (theme/diagrams.js's promise: mermaid.js loads after
+        // `load`), images and fonts in.
+        await page.evaluate(() => Promise.all([window.asyncbookDiagrams, document.fonts.ready]));
+        await page.waitForFunction(() => [...document.images].every(img => img.complete && img.naturalWidth > 0),
+            null, { timeout: 120_000, polling: 200 });
+        const undrawn = await page.evaluate(() => [...document.querySelectorAll('pre.mermaid')]
+            .filter(pre => !pre.querySelector('svg') || /Syntax error/i.test(pre.textContent)).length);
+        if (undrawn) {
+            throw new Error(`print-${edition}.html: ${undrawn} diagrams not drawn`);
+        }
         if (errors.length) {
             throw new Error(`print-${edition}.html: ${errors.join('; ')}`);
         }

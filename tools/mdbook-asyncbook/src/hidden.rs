@@ -64,6 +64,14 @@ impl Chunks {
         self.by_id.get(id).map(String::as_str)
     }
 
+    /// The texts of chunks `ids`, joined: what the page's script puts back
+    /// in place of a placeholder.
+    fn text_of(&self, ids: &[String]) -> Result<String> {
+        ids.iter()
+            .map(|id| self.get(id).ok_or_else(|| format!("no chunk {id}").into()))
+            .collect()
+    }
+
     /// How many distinct chunks there are.
     pub fn len(&self) -> usize {
         self.by_id.len()
@@ -149,7 +157,7 @@ pub fn externalise(html: &str, chunks: &mut Chunks) -> Result<Externalised> {
             out.push_str(&inner);
             programs.push(program);
         } else if inner.len() > LONG_BLOCK && !inner.contains('<') {
-            out.push_str(&lazy(inner, chunks)?);
+            out.push_str(&lazy(inner, chunks)?.1);
         } else {
             out.push_str(inner);
         }
@@ -162,16 +170,15 @@ pub fn externalise(html: &str, chunks: &mut Chunks) -> Result<Externalised> {
     })
 }
 
-/// The placeholder of a long block's visible text (escaped HTML), which
-/// holds as many line breaks as the text, so that the block keeps its
-/// height while the text loads.
-fn lazy(html: &str, chunks: &mut Chunks) -> Result<String> {
+/// The chunk and the placeholder of a long block's visible text (escaped
+/// HTML). The placeholder holds as many line breaks as the text, so that
+/// the block keeps its height while the text loads.
+fn lazy(html: &str, chunks: &mut Chunks) -> Result<(String, String)> {
     let text = unescape(html)?;
     let lines = "\n".repeat(text.matches('\n').count());
-    Ok(format!(
-        "<span data-lazy=\"{}\">{lines}</span>",
-        chunks.add(&text)?
-    ))
+    let id = chunks.add(&text)?;
+    let placeholder = format!("<span data-lazy=\"{id}\">{lines}</span>");
+    Ok((id, placeholder))
 }
 
 /// A block's text, in order: visible text as the page had it (escaped), and
@@ -206,11 +213,15 @@ fn externalise_block(inner: &str, chunks: &mut Chunks) -> Result<(String, String
                     "<span class=\"boring\" data-hidden=\"{}\"></span>",
                     ids.join(" ")
                 ));
-                program.push_str(run);
+                // The program as a reader's browser will put it back
+                // together, from the chunks themselves: the renderer
+                // compares it with the program the tests compile.
+                program.push_str(&chunks.text_of(&ids)?);
             }
             Segment::Visible(html) if lazy => {
-                out.push_str(&self::lazy(html, chunks)?);
-                program.push_str(&unescape(html)?);
+                let (id, placeholder) = self::lazy(html, chunks)?;
+                program.push_str(&chunks.text_of(&[id])?);
+                out.push_str(&placeholder);
             }
             Segment::Visible(html) => {
                 out.push_str(html);
@@ -265,7 +276,9 @@ fn segments(inner: &str) -> Result<Vec<Segment<'_>>> {
 
 /// Cuts a run of hidden lines before each line that opens a module
 /// (`pub mod timer {`, `mod listings {`), so that a module hidden in many
-/// blocks becomes the same chunk in each. The pieces join back to `run`.
+/// blocks becomes the same chunk in each (the last module of a run also
+/// carries the closing braces and whatever follows, so it is shared less
+/// often). The pieces join back to `run`.
 fn split_at_modules(run: &str) -> Vec<&str> {
     let mut pieces = Vec::new();
     let mut start = 0;
@@ -408,6 +421,20 @@ mod tests {
     }
 
     #[test]
+    fn a_run_cut_in_many_pieces_joins_back_whole() {
+        let run = "mod listings {\npub mod a {\nfn a() {}\n}\npub mod b {\nfn b() {}\n}\npub mod c {\n}\n}\n";
+        let pieces = split_at_modules(run);
+        assert_eq!(pieces.len(), 4);
+        assert_eq!(pieces.concat(), run);
+        let inner: String = run.lines().map(|l| hidden(&format!("{l}\n"))).collect();
+        let mut chunks = Chunks::default();
+        let page = format!("<code class=\"language-rust\">{inner}fn main() {{}}</code>");
+        let done = externalise(&page, &mut chunks).unwrap();
+        assert_eq!(done.programs, [format!("{run}fn main() {{}}")]);
+        assert_eq!(chunks.len(), 4);
+    }
+
+    #[test]
     fn the_same_module_in_two_blocks_is_one_chunk() {
         let block = |visible: &str| {
             format!(
@@ -508,13 +535,27 @@ mod tests {
     fn chunk_scripts_hand_their_text_to_the_page() {
         let mut chunks = Chunks::default();
         let id = chunks.add("let s = \"</script>\";\n").unwrap();
+        let others: Vec<String> = (0..5)
+            .map(|i| chunks.add(&format!("fn f{i}() {{}}\n")).unwrap())
+            .collect();
         let dir = std::env::temp_dir().join(format!("asyncbook-hidden-{}", std::process::id()));
         chunks.write(&dir).unwrap();
-        let script = std::fs::read_to_string(dir.join(FOLDER).join(format!("{id}.js"))).unwrap();
+        let read =
+            |id: &str| std::fs::read_to_string(dir.join(FOLDER).join(format!("{id}.js"))).unwrap();
+        let script = read(&id);
+        let files = std::fs::read_dir(dir.join(FOLDER)).unwrap().count();
+        let all: Vec<String> = others.iter().map(|id| read(id)).collect();
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(
             script,
             format!("asyncbookHidden(\"{id}\", \"let s = \\\"</script>\\\";\\n\");\n")
         );
+        assert_eq!(files, 6, "one script per chunk");
+        for (i, (id, script)) in others.iter().zip(&all).enumerate() {
+            assert_eq!(
+                script,
+                &format!("asyncbookHidden(\"{id}\", \"fn f{i}() {{}}\\n\");\n")
+            );
+        }
     }
 }

@@ -79,19 +79,20 @@ pub fn text_units(text: &str) -> Vec<TextUnit> {
     let line = |at: usize| newlines.partition_point(|&n| n < at) + 1;
     let mut open: Vec<TextUnit> = Vec::new();
     let mut out = Vec::new();
-    let mut in_table = 0usize;
+    // Inside a table, or a code block (which may stand in a list item).
+    let mut outside = 0usize;
     for (event, range) in parser(text).into_offset_iter() {
         match event {
-            Event::Start(Tag::Table(_)) => in_table += 1,
-            Event::End(TagEnd::Table) => in_table -= 1,
-            Event::Start(Tag::Paragraph | Tag::Item) if in_table == 0 => open.push(TextUnit {
+            Event::Start(Tag::Table(_) | Tag::CodeBlock(_)) => outside += 1,
+            Event::End(TagEnd::Table | TagEnd::CodeBlock) => outside -= 1,
+            Event::Start(Tag::Paragraph | Tag::Item) if outside == 0 => open.push(TextUnit {
                 line: line(range.start),
                 text: String::new(),
             }),
-            Event::End(TagEnd::Paragraph | TagEnd::Item) if in_table == 0 => {
+            Event::End(TagEnd::Paragraph | TagEnd::Item) if outside == 0 => {
                 out.extend(open.pop());
             }
-            Event::Text(t) | Event::Code(t) if in_table == 0 => {
+            Event::Text(t) | Event::Code(t) if outside == 0 => {
                 if let Some(unit) = open.last_mut() {
                     unit.text.push_str(&t);
                 }
@@ -201,7 +202,7 @@ mod tests {
 
     #[test]
     fn paragraphs_and_list_items_are_units_tables_and_code_are_not() {
-        let md = "Intro `code` here.\n\n- one\n- two\n  - nested\n\n| a | b |\n| - | - |\n| long cell | x |\n\n```rust\nfn main() {}\n```\n\n- loose\n\n  second paragraph\n";
+        let md = "Intro `code` here.\n\n- one\n- two\n  - nested\n\n| a | b |\n| - | - |\n| long cell | x |\n\n```rust\nfn main() {}\n```\n\n- loose\n\n  second paragraph\n\n  ```rust\n  fn in_item() {}\n  ```\n";
         let units: Vec<(usize, String)> = text_units(md)
             .into_iter()
             .map(|u| (u.line, u.text))
