@@ -318,6 +318,29 @@ mod tests {
     }
 
     #[test]
+    fn a_timeout_is_passed_to_epoll_wait_as_asked_and_capped_at_a_day() {
+        use crate::syscall_counts::last_epoll_timeout;
+        // Something ready, so that no wait lasts.
+        let poller = Poller::new().unwrap();
+        let (a, mut peer) = pair();
+        poller.add(&a, 1, Interest::READABLE, Mode::Level).unwrap();
+        peer.write_all(b"x").unwrap();
+        let mut events = Vec::new();
+        let day = 24 * 60 * 60;
+        for (asked, passed) in [
+            (None, None),
+            (Some(Duration::from_millis(1500)), Some((1, 500_000_000))),
+            (Some(Duration::from_secs(day)), Some((day as i64, 0))),
+            (Some(Duration::from_secs(day + 1)), Some((day as i64, 0))),
+            (Some(Duration::MAX), Some((day as i64, 0))),
+        ] {
+            poller.wait(&mut events, asked).unwrap();
+            assert_eq!(events.len(), 1);
+            assert_eq!(last_epoll_timeout(), passed, "asked {asked:?}");
+        }
+    }
+
+    #[test]
     fn a_hang_up_is_reported_once_even_to_an_entry_waiting_for_nothing() {
         let poller = Poller::new().unwrap();
         let (reader, writer) = pair();

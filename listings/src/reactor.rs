@@ -521,6 +521,82 @@ mod tests {
     }
 
     #[test]
+    fn a_sweep_comes_only_once_the_heap_has_doubled_since_the_last() {
+        // 100 pending timers, then cancelled ones: the heap grows to twice
+        // the pending timers before each sweep (amortized O(1) a timer),
+        // and a sweep keeps exactly the pending ones.
+        let timers = Timers::default();
+        let mut deadlines = Deadlines::default();
+        let later = Instant::now() + Duration::from_secs(3600);
+        for i in 0..100 {
+            timers.lock().unwrap().insert(TimerId(i), TimerState::Ready);
+            deadlines.push(later, TimerId(i), &timers);
+        }
+        assert_eq!(deadlines.heap.len(), 100);
+        let mut lengths = Vec::new();
+        for i in 100..600 {
+            deadlines.push(later, TimerId(i), &timers);
+            lengths.push(deadlines.heap.len());
+        }
+        // 101 up to 127, swept at 128 (twice the 64 of the first sweep);
+        // then 101 up to 199, swept at 200, and so on.
+        let mut expected = Vec::new();
+        let mut len = 100;
+        let mut sweep_at = 128;
+        for _ in 100..600 {
+            len += 1;
+            if len >= sweep_at {
+                len = 100;
+                sweep_at = 200;
+            }
+            expected.push(len);
+        }
+        assert_eq!(lengths, expected);
+        assert_eq!(lengths.iter().max(), Some(&199));
+    }
+
+    #[test]
+    fn a_deadline_equal_to_now_is_due_and_a_later_one_is_not() {
+        let timers = Timers::default();
+        let mut deadlines = Deadlines::default();
+        let now = Instant::now();
+        deadlines.push(now + MS, TimerId(1), &timers);
+        deadlines.push(now, TimerId(0), &timers);
+        assert_eq!(deadlines.next(), Some(now));
+        assert_eq!(deadlines.pop_due(now - MS), None);
+        assert_eq!(deadlines.pop_due(now), Some(TimerId(0)));
+        assert_eq!(deadlines.pop_due(now), None);
+        assert_eq!(deadlines.next(), Some(now + MS));
+        assert_eq!(deadlines.pop_due(now + MS), Some(TimerId(1)));
+        assert_eq!(deadlines.next(), None);
+    }
+
+    #[test]
+    fn a_timer_is_announced_with_its_deadline_and_duration_max_is_a_century() {
+        // The test plays the reactor thread, and reads the deadlines.
+        let (events, heard) = mpsc::channel();
+        let reactor = Reactor {
+            timers: Arc::new(Timers::default()),
+            next_id: AtomicU64::new(0),
+            events,
+            thread: None,
+        };
+        assert_eq!(CENTURY, Duration::from_secs(86_400) * 365 * 100);
+        for duration in [5 * MS, Duration::MAX] {
+            let before = Instant::now();
+            let id = reactor.register(duration, TestWaker::new().waker());
+            let after = Instant::now();
+            let Ok(Event::Timeout(deadline, announced)) = heard.try_recv() else {
+                panic!("no timer announced");
+            };
+            assert_eq!(announced, id);
+            let duration = duration.min(CENTURY);
+            assert!(deadline >= before + duration);
+            assert!(deadline <= after + duration);
+        }
+    }
+
+    #[test]
     fn sleep_completes_no_sooner_than_its_duration() {
         let reactor = Reactor::new();
         let start = Instant::now();

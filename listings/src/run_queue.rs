@@ -724,4 +724,65 @@ mod tests {
         drop(executor);
         assert!(queue.upgrade().is_none());
     }
+    #[test]
+    fn the_list_of_tasks_is_swept_only_past_twice_the_live_tasks_plus_16() {
+        // `dead` finished tasks (their entries dangle), then three live
+        // ones spawned one at a time: a spawn sweeps the list when it
+        // holds more than 2 × live + 16 entries, and only then.
+        for (dead, expected) in [(18, [19, 20, 21]), (19, [1, 2, 3])] {
+            let executor = Executor::new(Idle::Block);
+            for _ in 0..dead {
+                executor.spawn("done", async {});
+            }
+            assert_eq!(executor.run().polls, dead);
+            let entries = || executor.queue.state.lock().unwrap().tasks.len();
+            assert_eq!(entries(), dead);
+            let lengths = [0; 3].map(|_| {
+                executor.spawn("pending", std::future::pending());
+                entries()
+            });
+            assert_eq!(lengths, expected, "{dead} finished tasks");
+        }
+    }
+
+    #[test]
+    fn debug_shows_the_queue_and_the_tasks_names() {
+        let executor = Executor::new(Idle::Block);
+        executor.spawn("a", async {});
+        let shown = format!("{executor:?}");
+        assert!(
+            shown.contains(
+                "QueueState { ready: [Task { name: \"a\", .. }], \
+                 abandoned: 0, live: 1, closed: false, tasks: 1 }"
+            ),
+            "{shown}"
+        );
+    }
+
+    /// Set in the copy of the test binary that the test below runs.
+    const TRACE_CHILD: &str = "LISTINGS_RUN_QUEUE_TRACE_CHILD";
+
+    #[test]
+    fn a_traced_executor_prints_each_step() {
+        if std::env::var_os(TRACE_CHILD).is_some() {
+            // The child: a traced run, printed straight to stdout (which
+            // the test harness does not capture).
+            let executor = Executor::traced(Idle::Block);
+            executor.spawn("a", async {});
+            executor.spawn("b", async {});
+            executor.run();
+            return;
+        }
+        let name = "run_queue::tests::a_traced_executor_prints_each_step";
+        let output = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([name, "--exact", "--nocapture", "--test-threads=1"])
+            .env(TRACE_CHILD, "1")
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        let trace = "spawn a\nspawn b\npoll a (queue: [b])\n  a: Ready (1 left)\n\
+                     poll b (queue: [])\n  b: Ready (0 left)\nno task left: 2 polls\n";
+        assert!(stdout.contains(trace), "{stdout}");
+    }
 }

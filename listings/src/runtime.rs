@@ -1173,6 +1173,109 @@ mod tests {
         })
         .unwrap();
     }
+
+    #[test]
+    fn a_sleep_ends_its_duration_from_now_and_duration_max_a_century_ahead() {
+        let rt = runtime();
+        let handle = rt.handle();
+        let century = Duration::from_secs(100 * 365 * 24 * 60 * 60);
+        let before = Instant::now();
+        let short = handle.sleep(Duration::from_millis(5));
+        let forever = handle.sleep(Duration::MAX);
+        let after = Instant::now();
+        assert!(short.deadline >= before + Duration::from_millis(5));
+        assert!(short.deadline <= after + Duration::from_millis(5));
+        // Exactly the century cap, not more (no panic) and not less.
+        assert!(forever.deadline >= before + century);
+        assert!(forever.deadline <= after + century);
+    }
+
+    #[test]
+    fn expire_fires_deadlines_not_after_now_earliest_first() {
+        use crate::test_wakers::TestWaker;
+        let mut timers = Timers::default();
+        let now = Instant::now();
+        let later = now + Duration::from_millis(1);
+        // Three timers: one after `now`, one exactly at `now` (not after
+        // it: due), one before.
+        let tasks = [TestWaker::new(), TestWaker::new(), TestWaker::new()];
+        let deadlines = [later, now, now - Duration::from_millis(1)];
+        for (id, (task, deadline)) in tasks.iter().zip(deadlines).enumerate() {
+            timers.heap.push(Reverse((deadline, id as u64)));
+            timers.waiting.insert(id as u64, task.waker());
+        }
+        let (due, next) = timers.expire(now);
+        assert_eq!(next, Some(later));
+        assert_eq!(due.len(), 2);
+        let mut due = due.into_iter();
+        // The earliest first.
+        due.next().unwrap().wake();
+        assert_eq!(tasks.each_ref().map(TestWaker::wakes), [0, 0, 1]);
+        due.next().unwrap().wake();
+        assert_eq!(tasks.each_ref().map(TestWaker::wakes), [0, 1, 1]);
+        assert_eq!(timers.heap.len(), 1);
+        assert_eq!(timers.waiting.len(), 1);
+        let (due, next) = timers.expire(later);
+        assert_eq!((due.len(), next), (1, None));
+    }
+
+    #[test]
+    fn cancelled_timers_are_swept_exactly_when_they_pass_twice_the_live_ones_plus_64() {
+        let rt = runtime();
+        let handle = rt.handle();
+        let mut cx = Context::from_waker(Waker::noop());
+        // Ten live timers, registered by a poll each.
+        let live: Vec<Pin<Box<Sleep>>> = (0..10)
+            .map(|_| {
+                let mut sleep = Box::pin(handle.sleep(Duration::from_secs(3600)));
+                assert!(sleep.as_mut().poll(&mut cx).is_pending());
+                sleep
+            })
+            .collect();
+        let heap_len = || handle.inner.timers.borrow().heap.len();
+        assert_eq!(heap_len(), 10);
+        // Then timers polled once and dropped, one at a time: each leaves
+        // a stale entry, until the entries pass 2 × 10 + 64 = 84 and the
+        // drop that passes it sweeps them all.
+        let mut expected = 10;
+        let mut sweeps = 0;
+        for _ in 0..200 {
+            let mut sleep = Box::pin(handle.sleep(Duration::from_secs(3600)));
+            assert!(sleep.as_mut().poll(&mut cx).is_pending());
+            drop(sleep);
+            expected += 1;
+            if expected > 2 * 10 + 64 {
+                expected = 10;
+                sweeps += 1;
+            }
+            assert_eq!(heap_len(), expected);
+        }
+        assert_eq!(sweeps, 2);
+        assert_eq!(handle.inner.timers.borrow().waiting.len(), 10);
+        drop(live);
+    }
+
+    #[test]
+    fn debug_shows_tasks_timers_and_whether_a_handle_finished() {
+        let rt = runtime();
+        let handle = rt.handle().clone();
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut sleep = Box::pin(handle.sleep(Duration::from_secs(3600)));
+        assert!(sleep.as_mut().poll(&mut cx).is_pending());
+        let task = handle.spawn(async { 7 });
+        assert_eq!(format!("{handle:?}"), "Handle { tasks: 1, timers: 1, .. }");
+        assert_eq!(format!("{task:?}"), "JoinHandle { finished: false }");
+        let deadline = sleep.deadline;
+        assert_eq!(
+            format!("{sleep:?}"),
+            format!("Sleep {{ deadline: {deadline:?}, .. }}")
+        );
+        // Completed but not yet awaited: finished.
+        rt.block_on(async {}).unwrap();
+        assert_eq!(format!("{task:?}"), "JoinHandle { finished: true }");
+        assert_eq!(rt.block_on(task).unwrap(), 7);
+        drop(sleep);
+    }
 }
 
 /// loom tries every interleaving of a wake from another thread with the

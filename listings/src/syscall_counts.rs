@@ -13,6 +13,13 @@ use rustix::event::{Timespec, epoll};
 thread_local! {
     static EVENTFD_WRITES: Cell<u64> = const { Cell::new(0) };
     static EPOLL_WAITS: Cell<u64> = const { Cell::new(0) };
+    static LAST_EPOLL_TIMEOUT: Cell<Option<(i64, i64)>> = const { Cell::new(None) };
+}
+
+/// The timeout (seconds, nanoseconds) of this thread's last `epoll_wait`,
+/// `None` for no limit.
+pub fn last_epoll_timeout() -> Option<(i64, i64)> {
+    LAST_EPOLL_TIMEOUT.get()
 }
 
 /// What this thread has called so far.
@@ -57,5 +64,6 @@ pub fn epoll_wait<EpollFd: AsFd, Buf: Buffer<epoll::Event>>(
     timeout: Option<&Timespec>,
 ) -> rustix::io::Result<Buf::Output> {
     EPOLL_WAITS.set(EPOLL_WAITS.get() + 1);
+    LAST_EPOLL_TIMEOUT.set(timeout.map(|t| (t.tv_sec, t.tv_nsec)));
     epoll::wait(epoll, events, timeout)
 }
