@@ -417,6 +417,25 @@ mod tests {
     }
 
     #[test]
+    fn waiting_again_from_the_same_task_keeps_its_waker_without_a_clone() {
+        let reactor = Reactor::new().unwrap();
+        let (a, mut peer, token) = registered_pair(&reactor);
+        let task = TestWaker::new();
+        let waker = task.waker();
+        for _ in 0..3 {
+            reactor
+                .wait_for(a.as_fd(), token, Direction::Read, &waker)
+                .unwrap();
+        }
+        // One clone, kept: `will_wake` says the stored one would do.
+        assert_eq!(task.clones(), 1);
+        assert_eq!(task.live(), 2);
+        peer.write_all(b"x").unwrap();
+        reactor.wait(Some(Duration::from_secs(20))).unwrap();
+        assert_eq!(task.wakes(), 1);
+    }
+
+    #[test]
     fn deregistering_lets_go_of_the_wakers_and_stale_reports_are_ignored() {
         let reactor = Reactor::new().unwrap();
         let (a, mut peer, token) = registered_pair(&reactor);
