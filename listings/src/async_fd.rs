@@ -229,6 +229,44 @@ mod tests {
     }
 
     #[test]
+    fn an_interrupted_call_is_tried_again_and_other_errors_are_returned() {
+        let reactor = reactor();
+        let (ours, _theirs) = UnixStream::pair().unwrap();
+        let ours = Async::new(&reactor, ours).unwrap();
+        let task = TestWaker::new();
+        let waker = task.waker();
+        let mut cx = Context::from_waker(&waker);
+        // Interrupted twice, then done: one poll, three calls, no wait.
+        let mut calls = 0;
+        let polled = ours.poll_io(&mut cx, Direction::Read, |_| {
+            calls += 1;
+            if calls < 3 {
+                Err(io::ErrorKind::Interrupted.into())
+            } else {
+                Ok(calls)
+            }
+        });
+        assert!(matches!(polled, Poll::Ready(Ok(3))));
+        assert_eq!(reactor.waiting_wakers(), 0);
+        // Another error: returned as it is, after one call.
+        let mut calls = 0;
+        let polled = ours.poll_io(&mut cx, Direction::Read, |_| -> io::Result<()> {
+            calls += 1;
+            Err(io::ErrorKind::ConnectionReset.into())
+        });
+        let Poll::Ready(Err(e)) = polled else {
+            panic!("not an error");
+        };
+        assert_eq!((e.kind(), calls), (io::ErrorKind::ConnectionReset, 1));
+        // Would block: the waker is left with the reactor.
+        let polled = ours.poll_io(&mut cx, Direction::Read, |_| -> io::Result<()> {
+            Err(io::ErrorKind::WouldBlock.into())
+        });
+        assert!(polled.is_pending());
+        assert_eq!(reactor.waiting_wakers(), 1);
+    }
+
+    #[test]
     fn dropping_restores_blocking_mode_and_deregisters() {
         let reactor = reactor();
         let (ours, _theirs) = UnixStream::pair().unwrap();
