@@ -27,7 +27,7 @@ use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
 use std::pin::Pin;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, PoisonError, Weak};
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread;
 
@@ -83,6 +83,8 @@ struct Queue {
     /// futures of those still pending, which may hold their own task's
     /// waker (a cycle that nothing else breaks).
     tasks: Vec<Weak<Task>>,
+    /// How many entries of `tasks` the last sweep kept (see `spawn`).
+    kept: usize,
 }
 
 /// A top-level future, and whether it is on the queue.
@@ -193,12 +195,17 @@ impl Spawner {
             return;
         }
         queue.live += 1;
-        // Tasks that are gone leave their entries behind; sweep them out
-        // whenever they could outnumber the live ones.
-        if queue.tasks.len() > 2 * queue.live + 16 {
-            queue.tasks.retain(|task| task.strong_count() > 0);
-        }
         queue.tasks.push(Arc::downgrade(&task));
+        // Tasks that are gone leave their entries behind, and a completed
+        // task stays while someone holds its waker. Sweep each time the
+        // list has doubled since the last sweep: it never holds more than
+        // twice what that sweep kept (or 32), and a sweep that frees
+        // nothing is not repeated at the next spawn, so each spawn costs
+        // O(1) of sweeping, amortized.
+        if queue.tasks.len() >= 2 * queue.kept.max(16) {
+            queue.tasks.retain(|task| task.strong_count() > 0);
+            queue.kept = queue.tasks.len();
+        }
         queue.ready.push_back(task);
         drop(queue);
         self.shared.changed.notify_one();
@@ -216,7 +223,13 @@ impl Clone for Spawner {
 
 impl Drop for Spawner {
     fn drop(&mut self) {
-        let mut queue = self.shared.queue.lock().unwrap();
+        // (A failed test may have poisoned the lock; a panic here, while it
+        // unwinds, would abort the process.)
+        let mut queue = self
+            .shared
+            .queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         queue.spawners -= 1;
         let last = queue.spawners == 0;
         drop(queue);
@@ -361,10 +374,21 @@ impl Drop for Task {
         // own; a waker's drop must stay cheap and run no foreign code. So
         // the future is handed to the executor, which drops it on its own
         // thread and counts the task out: `run` does not wait for it.
-        let Some(future) = self.future.lock().unwrap().take() else {
+        // (A poisoned lock is still ours to use: a panic here, perhaps while
+        // unwinding, would abort the process.)
+        let Some(future) = self
+            .future
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        else {
             return;
         };
-        let mut queue = self.shared.queue.lock().unwrap();
+        let mut queue = self
+            .shared
+            .queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         if queue.closed {
             // No executor to hand it to: drop it here, after unlocking.
             drop(queue);
@@ -385,9 +409,15 @@ impl Drop for Executor {
         // queue, so that nothing is queued again, and drop every future
         // still there, so that no task is kept alive by either cycle. All
         // of it after unlocking: dropping a future may wake other tasks,
-        // which takes the lock.
+        // which takes the lock. (A poisoned lock, left by a panic, is
+        // still ours to use: a panic here, perhaps while unwinding, would
+        // abort the process.)
         let (queued, abandoned, tasks) = {
-            let mut queue = self.shared.queue.lock().unwrap();
+            let mut queue = self
+                .shared
+                .queue
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
             queue.closed = true;
             (
                 std::mem::take(&mut queue.ready),
@@ -395,13 +425,41 @@ impl Drop for Executor {
                 std::mem::take(&mut queue.tasks),
             )
         };
-        drop(queued);
-        drop(abandoned);
+        // A destructor may panic: each is caught, so that the futures after
+        // it are dropped too, and the first panic goes on once all are gone.
+        let mut first_panic = None;
+        for task in queued {
+            keep_first_panic(&mut first_panic, catch_drop(task));
+        }
+        for future in abandoned {
+            keep_first_panic(&mut first_panic, catch_drop(future));
+        }
         for task in tasks.iter().filter_map(Weak::upgrade) {
-            let future = task.future.lock().unwrap().take();
-            drop(future);
+            let future = task
+                .future
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            keep_first_panic(&mut first_panic, catch_drop(future));
+        }
+        if let Some(payload) = first_panic {
+            // Not while this thread unwinds already: a second panic would
+            // abort the process.
+            // (Should dropping the payload panic too, that is forgotten.)
+            if thread::panicking() {
+                if let Err(again) = catch_drop(payload) {
+                    std::mem::forget(again);
+                }
+            } else {
+                panic::resume_unwind(payload);
+            }
         }
     }
+}
+
+/// Drops `value`, catching a panic of its destructor.
+fn catch_drop<T>(value: T) -> thread::Result<()> {
+    panic::catch_unwind(AssertUnwindSafe(|| drop(value)))
 }
 
 #[cfg(test)]
@@ -476,7 +534,8 @@ mod tests {
         // (The first executor would queue all 10,001, one more than its
         // queue holds, and block its own thread on the last: see
         // pitfalls::channel_executor.)
-        assert_eq!(executor.shared.queue.lock().unwrap().ready.len(), 1);
+        let queued = executor.shared.queue.lock().unwrap().ready.len();
+        assert_eq!(queued, 1);
         run_with_patience(executor).unwrap();
         assert_eq!(polls.load(Ordering::SeqCst), 2);
     }
@@ -571,7 +630,8 @@ mod tests {
             storm.join().unwrap();
         }
         // 30,000 wake-ups, one queue entry, one more poll.
-        assert_eq!(executor.shared.queue.lock().unwrap().ready.len(), 1);
+        let queued = executor.shared.queue.lock().unwrap().ready.len();
+        assert_eq!(queued, 1);
         run_with_patience(executor).unwrap();
         assert_eq!(polls.load(Ordering::SeqCst), 2);
     }
@@ -733,14 +793,126 @@ mod tests {
         );
     }
 
+    /// Spawns a future that keeps its own task's waker (so the task stays
+    /// alive, pending, until the executor's destructor drops the future),
+    /// holding `held`; polls it once.
+    fn pending_with_its_own_waker<T: Send + 'static>(
+        executor: &Executor,
+        spawner: &Spawner,
+        held: T,
+    ) {
+        let mut own_waker = None;
+        spawner.spawn(std::future::poll_fn(move |cx| {
+            let _ = &held;
+            own_waker.get_or_insert_with(|| cx.waker().clone());
+            Poll::<()>::Pending
+        }));
+        executor.poll_next();
+    }
+
+    #[test]
+    fn dropping_the_executor_drops_pending_futures_after_unlocking() {
+        // Dropping this future drops a spawner, which takes the queue's
+        // lock: under that lock, the destructor would deadlock.
+        let (executor, spawner) = new_executor_and_spawner();
+        pending_with_its_own_waker(&executor, &spawner, spawner.clone());
+        drop(spawner);
+        let shared = Arc::downgrade(&executor.shared);
+        in_background(move || drop(executor))
+            .recv_timeout(PATIENCE)
+            .expect("the executor's destructor returns")
+            .unwrap();
+        assert!(shared.upgrade().is_none(), "everything is freed");
+    }
+
+    struct PanicOnDrop;
+    impl Drop for PanicOnDrop {
+        fn drop(&mut self) {
+            panic!("dropping failed");
+        }
+    }
+
+    #[test]
+    fn a_panicking_destructor_does_not_keep_the_executor_from_dropping_the_rest() {
+        let (executor, spawner) = new_executor_and_spawner();
+        let witness = Arc::new(());
+        pending_with_its_own_waker(&executor, &spawner, PanicOnDrop);
+        pending_with_its_own_waker(&executor, &spawner, Arc::clone(&witness));
+        drop(spawner);
+        let shared = Arc::downgrade(&executor.shared);
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| drop(executor)));
+        let payload = outcome.expect_err("the destructor's panic goes on");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"dropping failed"));
+        assert_eq!(
+            Arc::strong_count(&witness),
+            1,
+            "the next future was dropped"
+        );
+        assert!(shared.upgrade().is_none(), "everything is freed");
+    }
+
+    #[test]
+    fn a_panicking_destructor_while_unwinding_does_not_abort() {
+        let (executor, spawner) = new_executor_and_spawner();
+        pending_with_its_own_waker(&executor, &spawner, PanicOnDrop);
+        drop(spawner);
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            let _executor = executor;
+            panic!("the first panic");
+        }));
+        let payload = outcome.expect_err("the first panic unwinds");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"the first panic"));
+    }
+
+    /// How many entries the executor's list of tasks holds.
+    fn entries(executor: &Executor) -> usize {
+        executor.shared.queue.lock().unwrap().tasks.len()
+    }
+
+    #[test]
+    fn the_list_of_tasks_is_swept_each_time_it_has_doubled() {
+        // Tasks that complete at once and are freed: the list reaches 32,
+        // the sweep keeps the one just spawned, and so on.
+        let (executor, spawner) = new_executor_and_spawner();
+        let lengths: Vec<usize> = (0..100)
+            .map(|_| {
+                spawner.spawn(async {});
+                let length = entries(&executor);
+                executor.poll_next();
+                length
+            })
+            .collect();
+        let expected: Vec<usize> = (0..100).map(|i| i % 31 + 1).collect();
+        assert_eq!(lengths, expected);
+
+        // 40 completed tasks whose wakers someone holds: the sweeps at 32
+        // and 64 keep them all, and the next comes only at 128, however
+        // many of them are freed meanwhile.
+        let (executor, spawner) = new_executor_and_spawner();
+        let (kept_tx, kept) = mpsc::channel();
+        for _ in 0..40 {
+            let kept_tx = kept_tx.clone();
+            spawner.spawn(std::future::poll_fn(move |cx| {
+                kept_tx.send(cx.waker().clone()).unwrap();
+                Poll::Ready(())
+            }));
+        }
+        (0..40).for_each(|_| executor.poll_next());
+        let spawn_pending = || {
+            spawner.spawn(std::future::pending());
+            entries(&executor)
+        };
+        let lengths: Vec<usize> = (0..24).map(|_| spawn_pending()).collect();
+        assert_eq!(lengths, (41..=64).collect::<Vec<_>>());
+        drop(kept.try_iter().collect::<Vec<Waker>>());
+        let lengths: Vec<usize> = (0..64).map(|_| spawn_pending()).collect();
+        let mut expected: Vec<usize> = (65..128).collect();
+        expected.push(88); // The 88 pending tasks.
+        assert_eq!(lengths, expected);
+    }
+
     #[test]
     fn a_panic_in_a_futures_destructor_is_a_panic_of_its_task() {
-        struct PanicOnDrop;
-        impl Drop for PanicOnDrop {
-            fn drop(&mut self) {
-                panic!("dropping failed");
-            }
-        }
         let (executor, spawner) = new_executor_and_spawner();
         let (other, release, rx) = task_waiting_for_release();
         spawner.spawn(other);
@@ -983,7 +1155,8 @@ mod loom_tests {
             // Take the task off the queue as `run` would, then let two
             // threads wake it at once while it is off the queue.
             task.poll().unwrap();
-            assert_eq!(executor.shared.queue.lock().unwrap().ready.len(), 1);
+            let queued = executor.shared.queue.lock().unwrap().ready.len();
+            assert_eq!(queued, 1);
             let _ = executor.next();
             task.scheduled.swap(false, Ordering::Acquire);
             let waker = slot.lock().unwrap().take().unwrap();
@@ -991,7 +1164,8 @@ mod loom_tests {
             let racer = loom::thread::spawn(move || other.wake());
             waker.wake_by_ref();
             racer.join().unwrap();
-            assert_eq!(executor.shared.queue.lock().unwrap().ready.len(), 1);
+            let queued = executor.shared.queue.lock().unwrap().ready.len();
+            assert_eq!(queued, 1);
             drop((task, waker));
             executor.run();
         });

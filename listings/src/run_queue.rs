@@ -12,9 +12,11 @@
 //! sleep a little and look again (busy polling, slowly), or sleep until a
 //! waker says there is work. [`Stats`] counts the difference.
 
+use std::any::Any;
 use std::collections::VecDeque;
 use std::future::Future;
 use std::io::Write;
+use std::panic::{self, AssertUnwindSafe};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, Weak};
@@ -82,6 +84,8 @@ struct QueueState {
     /// futures of those still pending, which may hold their own task's
     /// waker (a cycle that nothing else breaks).
     tasks: Vec<Weak<Task>>,
+    /// How many entries of `tasks` the last sweep kept (see `spawn`).
+    kept: usize,
 }
 
 impl std::fmt::Debug for QueueState {
@@ -217,12 +221,14 @@ impl Executor {
         self.queue.note(format_args!("spawn {name}"));
         let mut state = self.queue.state.lock().unwrap();
         state.live += 1;
-        // Tasks that are gone leave their entries behind; sweep them out
-        // whenever they could outnumber the live ones.
-        if state.tasks.len() > 2 * state.live + 16 {
-            state.tasks.retain(|task| task.strong_count() > 0);
-        }
         state.tasks.push(Arc::downgrade(&task));
+        // Tasks that are gone leave their entries behind (a completed task
+        // stays while someone holds its waker). Sweep each time the list
+        // has doubled since the last sweep: O(1) a spawn, amortized.
+        if state.tasks.len() >= 2 * state.kept.max(16) {
+            state.tasks.retain(|task| task.strong_count() > 0);
+            state.kept = state.tasks.len();
+        }
         state.ready.push_back(task);
         drop(state);
         // `run` may already be waiting on another thread. Signalled after
@@ -371,16 +377,49 @@ impl Drop for Executor {
                 std::mem::take(&mut state.tasks),
             )
         };
-        // After unlocking: dropping a future may wake other tasks.
-        drop((queued, abandoned));
+        // After unlocking: dropping a future may wake other tasks. Each
+        // destructor may panic: the panic is caught, so that the futures
+        // after it are dropped too, and the first goes on once all are gone.
+        let mut first_panic = None;
+        for task in queued {
+            drop_catching(task, &mut first_panic);
+        }
+        for future in abandoned {
+            drop_catching(future, &mut first_panic);
+        }
         for task in tasks.iter().filter_map(Weak::upgrade) {
             let future = task
                 .future
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .take();
-            drop(future);
+            drop_catching(future, &mut first_panic);
         }
+        if let Some(payload) = first_panic {
+            if thread::panicking() {
+                // Already unwinding: a second panic would abort. (Should
+                // dropping the payload panic, that is forgotten.)
+                if let Err(again) = panic::catch_unwind(AssertUnwindSafe(|| drop(payload))) {
+                    std::mem::forget(again);
+                }
+            } else {
+                panic::resume_unwind(payload);
+            }
+        }
+    }
+}
+
+/// Drops `value`; should its destructor panic, keeps the panic in `first`
+/// unless one is there already. (A later panic is dropped, and should that
+/// panic too, forgotten.)
+fn drop_catching<T>(value: T, first: &mut Option<Box<dyn Any + Send>>) {
+    let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| drop(value))) else {
+        return;
+    };
+    if first.is_none() {
+        *first = Some(payload);
+    } else if let Err(again) = panic::catch_unwind(AssertUnwindSafe(|| drop(payload))) {
+        std::mem::forget(again);
     }
 }
 
@@ -724,25 +763,132 @@ mod tests {
         drop(executor);
         assert!(queue.upgrade().is_none());
     }
+    /// Spawns a task whose future keeps its own waker (so the task stays
+    /// alive, pending, until the executor's destructor drops the future)
+    /// and `held`; polls it once; returns its waker.
+    fn pending_with_its_own_waker<T: Send + 'static>(executor: &Executor, held: T) -> Waker {
+        let (waker_tx, waker_rx) = mpsc::channel();
+        let mut own_waker = None;
+        executor.spawn(
+            "keeps its own waker",
+            std::future::poll_fn(move |cx| {
+                let _ = &held;
+                own_waker.get_or_insert_with(|| cx.waker().clone());
+                let _ = waker_tx.send(cx.waker().clone());
+                Poll::<()>::Pending
+            }),
+        );
+        let task = executor.next_task(&mut Stats::default()).unwrap();
+        executor.poll(task, &mut Stats::default());
+        waker_rx.try_recv().unwrap()
+    }
+
     #[test]
-    fn the_list_of_tasks_is_swept_only_past_twice_the_live_tasks_plus_16() {
-        // `dead` finished tasks (their entries dangle), then three live
-        // ones spawned one at a time: a spawn sweeps the list when it
-        // holds more than 2 × live + 16 entries, and only then.
-        for (dead, expected) in [(18, [19, 20, 21]), (19, [1, 2, 3])] {
-            let executor = Executor::new(Idle::Block);
-            for _ in 0..dead {
-                executor.spawn("done", async {});
+    fn dropping_the_executor_drops_pending_futures_after_unlocking() {
+        // Dropping the second future wakes the first task, which takes the
+        // queue's lock: under that lock, the destructor would deadlock.
+        struct WakeOnDrop(Waker);
+        impl Drop for WakeOnDrop {
+            fn drop(&mut self) {
+                self.0.wake_by_ref();
             }
-            assert_eq!(executor.run().polls, dead);
-            let entries = || executor.queue.state.lock().unwrap().tasks.len();
-            assert_eq!(entries(), dead);
-            let lengths = [0; 3].map(|_| {
-                executor.spawn("pending", std::future::pending());
-                entries()
-            });
-            assert_eq!(lengths, expected, "{dead} finished tasks");
         }
+        let executor = Executor::new(Idle::Block);
+        let first = pending_with_its_own_waker(&executor, ());
+        drop(pending_with_its_own_waker(&executor, WakeOnDrop(first)));
+        let queue = Arc::downgrade(&executor.queue);
+        in_background(move || drop(executor))
+            .recv_timeout(PATIENCE)
+            .expect("the executor's destructor returns")
+            .unwrap();
+        assert!(queue.upgrade().is_none(), "everything is freed");
+    }
+
+    struct PanicOnDrop;
+    impl Drop for PanicOnDrop {
+        fn drop(&mut self) {
+            panic!("dropping failed");
+        }
+    }
+
+    #[test]
+    fn a_panicking_destructor_does_not_keep_the_executor_from_dropping_the_rest() {
+        let executor = Executor::new(Idle::Block);
+        let witness = Arc::new(());
+        drop(pending_with_its_own_waker(&executor, PanicOnDrop));
+        drop(pending_with_its_own_waker(&executor, Arc::clone(&witness)));
+        let queue = Arc::downgrade(&executor.queue);
+        let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| drop(executor)));
+        let payload = outcome.expect_err("the destructor's panic goes on");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"dropping failed"));
+        assert_eq!(
+            Arc::strong_count(&witness),
+            1,
+            "the next future was dropped"
+        );
+        assert!(queue.upgrade().is_none(), "everything is freed");
+    }
+
+    #[test]
+    fn a_panicking_destructor_while_unwinding_does_not_abort() {
+        let executor = Executor::new(Idle::Block);
+        drop(pending_with_its_own_waker(&executor, PanicOnDrop));
+        let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            let _executor = executor;
+            panic!("the first panic");
+        }));
+        let payload = outcome.expect_err("the first panic unwinds");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"the first panic"));
+    }
+
+    #[test]
+    fn the_list_of_tasks_is_swept_each_time_it_has_doubled() {
+        let entries = |executor: &Executor| executor.queue.state.lock().unwrap().tasks.len();
+        let poll_next = |executor: &Executor| {
+            let task = executor.next_task(&mut Stats::default()).unwrap();
+            executor.poll(task, &mut Stats::default());
+        };
+        // Tasks that complete at once and are freed: the list reaches 32,
+        // the sweep keeps the one just spawned, and so on.
+        let executor = Executor::new(Idle::Block);
+        let lengths: Vec<usize> = (0..100)
+            .map(|_| {
+                executor.spawn("done", async {});
+                let length = entries(&executor);
+                poll_next(&executor);
+                length
+            })
+            .collect();
+        let expected: Vec<usize> = (0..100).map(|i| i % 31 + 1).collect();
+        assert_eq!(lengths, expected);
+
+        // 40 completed tasks whose wakers someone holds: the sweeps at 32
+        // and 64 keep them all, and the next comes only at 128, however
+        // many of them are freed meanwhile.
+        let executor = Executor::new(Idle::Block);
+        let (kept_tx, kept) = mpsc::channel();
+        for _ in 0..40 {
+            let kept_tx = kept_tx.clone();
+            executor.spawn(
+                "done, its waker kept",
+                std::future::poll_fn(move |cx| {
+                    kept_tx.send(cx.waker().clone()).unwrap();
+                    Poll::Ready(())
+                }),
+            );
+        }
+        (0..40).for_each(|_| poll_next(&executor));
+        let spawn_pending = || {
+            executor.spawn("pending", std::future::pending());
+            entries(&executor)
+        };
+        let lengths: Vec<usize> = (0..24).map(|_| spawn_pending()).collect();
+        assert_eq!(lengths, (41..=64).collect::<Vec<_>>());
+        drop(kept.try_iter().collect::<Vec<Waker>>());
+        let lengths: Vec<usize> = (0..64).map(|_| spawn_pending()).collect();
+        let mut expected: Vec<usize> = (65..128).collect();
+        expected.push(88); // The 88 pending tasks.
+        assert_eq!(lengths, expected);
     }
 
     #[test]
