@@ -1123,8 +1123,13 @@ mod loom_tests {
             let (slot, data) = (Arc::new(Mutex::new(None)), Arc::new(AtomicUsize::new(0)));
             let completed = spawn_waiting_task(&spawner, &slot, &data);
             drop(spawner);
-            // The first poll, by hand: the waker is stored, the task queued.
+            // The first poll, by hand: the waker is stored, and the task,
+            // woken during the poll, is queued again. (Were the flag cleared
+            // after the poll rather than before, that wake would have found
+            // it set and done nothing.)
             executor.poll_next();
+            let queued = executor.shared.queue.lock().unwrap().ready.len();
+            assert_eq!(queued, 1, "the wake during the poll queued the task");
             let waker = slot.lock().unwrap().take().unwrap();
             // Published with a relaxed store: only the flag's Release (in
             // `wake`) and Acquire (before the poll) make the poll that
