@@ -59,10 +59,10 @@ fn every_pitfall_points_at_things_that_exist() {
         for test in &pitfall.tests {
             let source = std::fs::read_to_string(root.join(&test.file))
                 .unwrap_or_else(|e| panic!("pitfall `{id}`: {}: {e}", test.file));
-            let definition = format!("fn {}()", test.name);
             assert!(
-                source.contains(&definition),
-                "pitfall `{id}`: no `{definition}` in {}",
+                defines_test(&source, &test.name),
+                "pitfall `{id}`: no `#[test]` `fn {}()` in {}",
+                test.name,
                 test.file
             );
             // The crate names its loom tests `loom_…`; they are built only
@@ -81,6 +81,42 @@ fn every_pitfall_points_at_things_that_exist() {
             );
         }
     }
+}
+
+/// Whether `source` defines `fn name()` as a test: `#[test]` on the line
+/// just above it, or above a `#[should_panic…]` that is just above it. (A
+/// commented-out attribute, or none, does not count.)
+fn defines_test(source: &str, name: &str) -> bool {
+    let definition = format!("fn {name}()");
+    let lines: Vec<&str> = source.lines().map(str::trim).collect();
+    lines.iter().enumerate().any(|(i, line)| {
+        if !line.starts_with(&definition) {
+            return false;
+        }
+        let mut above = lines[..i].iter().rev();
+        match above.next() {
+            Some(&"#[test]") => true,
+            Some(attribute) if attribute.starts_with("#[should_panic") => {
+                above.next() == Some(&"#[test]")
+            }
+            _ => false,
+        }
+    })
+}
+
+#[test]
+fn a_test_is_recognised_only_under_its_attribute() {
+    let test = "#[test]\nfn shows() {}\n";
+    assert!(defines_test(test, "shows"));
+    assert!(defines_test(
+        "    #[test]\n    #[should_panic(expected = \"deadlock\")]\n    fn shows() {}\n",
+        "shows"
+    ));
+    assert!(!defines_test(test, "show"), "another name");
+    assert!(!defines_test("// #[test]\nfn shows() {}\n", "shows"));
+    assert!(!defines_test("fn shows() {}\n", "shows"));
+    assert!(!defines_test("#[should_panic]\nfn shows() {}\n", "shows"));
+    assert!(!defines_test("#[test]\n// fn shows() {}\n", "shows"));
 }
 
 #[test]
