@@ -223,7 +223,7 @@ impl Page<'_> {
     /// neither mdBook nor the plug-in knows (it would stay on the page as
     /// written), and a ```rust block with `ignore` or another attribute the
     /// book's tests do not accept ([`program::program`]: every block is
-    /// tested).
+    /// tested), and a ```rs block (Rust shown as text, for appendix C).
     fn check(&self, content: &str) -> std::result::Result<(), (usize, String)> {
         if let Some(problem) = check_includes(content, &self.root.join(self.dir))
             .into_iter()
@@ -249,6 +249,21 @@ impl Page<'_> {
         }
         for block in program::rust_blocks(content)? {
             program::program(&block).map_err(|e| (block.offset, e))?;
+        }
+        // ```rs is Rust that no test compiles: only appendix C's listing
+        // files may show it, and the plug-in writes those blocks itself.
+        if let Some(fence) = fences(content)
+            .into_iter()
+            .find(|fence| fence.language() == program::RUST_TEXT)
+        {
+            return Err((
+                fence.range.start,
+                format!(
+                    "a ```{} block is Rust that no test compiles, which only appendix C's \
+                     listing files show: write ```rust (a tested program) or ```text",
+                    program::RUST_TEXT
+                ),
+            ));
         }
         Ok(())
     }

@@ -139,7 +139,9 @@ fn is_rust(tokens: &[String]) -> Result<bool, String> {
     // its alias of `rust`), while mdBook hides no lines of it and gives it
     // no playground, and the book's tests do not compile it as a program
     // (tests that need the listings crate's dev-dependencies, modules that
-    // only declare modules). It takes no Rust attributes either.
+    // only declare modules). It takes no Rust attributes either. Only the
+    // plug-in writes it, for appendix C: an author's Markdown may not (see
+    // the preprocessor's `check`).
     if first == RUST_TEXT && tokens.len() > 1 {
         return Err(format!(
             "```{}: a ```{RUST_TEXT} block is Rust shown as text, which takes no attributes",

@@ -311,6 +311,18 @@ fn ignore_is_an_error_naming_the_blocks_line() {
 }
 
 #[test]
+fn an_rs_block_in_a_chapter_is_an_error_naming_its_line() {
+    let copy = Copy::new("rs");
+    copy.edit("src/zh/ch01-timer.md", "```rust,no_run", "```rs");
+    assert_eq!(
+        copy.error(),
+        "mdbook-asyncbook: src/zh/ch01-timer.md:24: a ```rs block is Rust that no test \
+         compiles, which only appendix C's listing files show: write ```rust (a tested \
+         program) or ```text\n"
+    );
+}
+
+#[test]
 fn a_module_no_file_declares_is_an_error_naming_the_blocks_line() {
     let copy = Copy::new("module");
     copy.edit(
