@@ -1035,10 +1035,6 @@ fn resolve(
 mod tests {
     use super::*;
 
-    fn root() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-    }
-
     fn names(set: &BTreeSet<Vec<String>>) -> Vec<String> {
         set.iter().map(|p| p.join("::")).collect()
     }
@@ -1103,54 +1099,21 @@ use super::r#async::Thing;
         );
     }
 
-    #[test]
-    fn the_module_tree_follows_lib_rs() {
-        let frames = Frames::load(&root()).unwrap();
-        let paths: Vec<String> = frames.modules().iter().map(|m| m.path.join("::")).collect();
-        let executor = paths.iter().position(|p| p == "executor").unwrap();
-        let ch01 = paths.iter().position(|p| p == "exercises::ch01").unwrap();
-        let timer = paths.iter().position(|p| p == "timer").unwrap();
-        assert!(executor < ch01 && ch01 < timer, "{paths:?}");
-        assert!(paths.contains(&"pitfalls::split_lock_timer".to_string()));
-    }
-
-    #[test]
-    fn a_block_gets_the_modules_its_example_and_includes_need() {
-        let frames = Frames::load(&root()).unwrap();
-        let body = "{{#rustdoc_include ../../listings/examples/ch03_exercise.rs::0}}\n{{#rustdoc_include ../../listings/src/exercises/ch03.rs:spawn_with_handle}}\n";
-        let framed = frames.write(body, "src/ja").unwrap().unwrap();
-        assert_eq!(
-            framed,
-            "{{#rustdoc_include ../../listings/examples/ch03_exercise.rs::0}}\n\
-             # // The book's `listings` crate: the modules this program uses, whole.\n\
-             # #[allow(dead_code, unused_imports)]\n\
-             # mod listings {\n\
-             # pub mod executor {\n\
-             {{#rustdoc_include ../../listings/src/executor.rs::0}}\n\
-             # }\n\
-             # pub mod exercises {\n\
-             # pub mod ch03 {\n\
-             {{#rustdoc_include ../../listings/src/exercises/ch03.rs:spawn_with_handle}}\n\
-             # }\n\
-             # }\n\
-             # pub mod timer {\n\
-             {{#rustdoc_include ../../listings/src/timer.rs::0}}\n\
-             # }\n\
-             # }\n"
-        );
-    }
-
-    /// A listings crate of three modules, in a folder of its own.
+    /// A listings crate in a folder of its own: a folder module first (out
+    /// of alphabetical order), then three modules, `a` using `b`, and a
+    /// test helper.
     fn fixture(name: &str) -> PathBuf {
         let root =
             std::env::temp_dir().join(format!("asyncbook-frame-{name}-{}", std::process::id()));
         let src = root.join(SRC);
-        std::fs::create_dir_all(&src).unwrap();
+        std::fs::create_dir_all(src.join("d")).unwrap();
         for (file, text) in [
             (
                 "lib.rs",
-                "pub mod a;\npub mod b;\npub mod c;\n#[cfg(test)]\nmod helpers;\n",
+                "pub mod d;\npub mod a;\npub mod b;\npub mod c;\n#[cfg(test)]\nmod helpers;\n",
             ),
+            ("d/mod.rs", "pub mod e;\n"),
+            ("d/e.rs", "pub fn five() -> u8 {\n    5\n}\n"),
             (
                 "a.rs",
                 "//! A.\n\n#[cfg(loom)]\nuse loom::sync::Mutex;\n#[cfg(not(loom))]\nuse std::sync::Mutex;\n\n\
@@ -1168,6 +1131,29 @@ use super::r#async::Thing;
             std::fs::write(src.join(file), text).unwrap();
         }
         root
+    }
+
+    #[test]
+    fn the_module_tree_follows_lib_rs() {
+        let root = fixture("tree");
+        let frames = Frames::load(&root).unwrap();
+        let modules: Vec<(String, &str)> = frames
+            .modules()
+            .iter()
+            .map(|m| (m.path.join("::"), m.file.as_str()))
+            .collect();
+        // lib.rs's order, a folder's modules where the folder stands.
+        assert_eq!(
+            modules,
+            [
+                ("d::e".to_string(), "listings/src/d/e.rs"),
+                ("a".to_string(), "listings/src/a.rs"),
+                ("b".to_string(), "listings/src/b.rs"),
+                ("c".to_string(), "listings/src/c.rs"),
+                ("helpers".to_string(), "listings/src/helpers.rs"),
+            ]
+        );
+        std::fs::remove_dir_all(root).unwrap();
     }
 
     /// Markdown in, Markdown out: what the preprocessor does to a block.
@@ -1242,66 +1228,120 @@ use super::r#async::Thing;
         std::fs::remove_dir_all(root).unwrap();
     }
 
+    /// The frame's first lines.
+    const HEADER: &str = "# // The book's `listings` crate: the modules this program uses, whole.\n\
+                          # #[allow(dead_code, unused_imports)]\n\
+                          # mod listings {\n";
+
     #[test]
     fn blocks_with_their_own_frame_or_no_listing_code_are_left_alone() {
-        let frames = Frames::load(&root()).unwrap();
-        let own = "# mod listings {\n{{#rustdoc_include ../../listings/src/timer.rs}}\n# }\n";
+        let root = fixture("alone");
+        let frames = Frames::load(&root).unwrap();
+        let own = "# mod listings {\n{{#rustdoc_include ../../listings/src/c.rs}}\n# }\n";
         assert_eq!(frames.write(own, "src/ja").unwrap(), None);
-        let plain = "fn main() { println!(\"listings::timer\"); }\n";
+        let plain = "fn main() { println!(\"listings::c\"); }\n";
         assert_eq!(frames.write(plain, "src/ja").unwrap(), None);
+        std::fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn a_block_gets_the_modules_its_example_and_includes_need() {
+        // The example needs `d::e`, the include `a`, and `a` needs `b`;
+        // `d::e` sits in its folder's module.
+        let root = fixture("needs");
+        std::fs::create_dir_all(root.join("listings/examples")).unwrap();
+        std::fs::write(
+            root.join("listings/examples/x.rs"),
+            "use listings::d::e::five;\nfn main() {\n    five();\n}\n",
+        )
+        .unwrap();
+        let frames = Frames::load(&root).unwrap();
+        let example = "{{#rustdoc_include ../../listings/examples/x.rs::0}}\n";
+        let body = format!("{example}{{{{#rustdoc_include ../../listings/src/a.rs:f}}}}\n");
+        assert_eq!(
+            frames.write(&body, "src/ja").unwrap().unwrap(),
+            format!(
+                "{example}{HEADER}\
+                 # pub mod d {{\n\
+                 # pub mod e {{\n\
+                 {{{{#rustdoc_include ../../listings/src/d/e.rs::0}}}}\n\
+                 # }}\n\
+                 # }}\n\
+                 # pub mod a {{\n\
+                 {{{{#rustdoc_include ../../listings/src/a.rs:f}}}}\n\
+                 # }}\n\
+                 # pub mod b {{\n\
+                 {{{{#rustdoc_include ../../listings/src/b.rs::0}}}}\n\
+                 # }}\n\
+                 # }}\n"
+            )
+        );
+        std::fs::remove_dir_all(root).unwrap();
     }
 
     #[test]
     fn a_hand_written_main_that_names_the_crate_gets_a_frame() {
-        let frames = Frames::load(&root()).unwrap();
-        let body = "fn main() {\n    let _ = listings::timer::TimerFuture::new;\n}\n";
-        let framed = frames.write(body, "src/zh").unwrap().unwrap();
-        assert!(framed.starts_with(body), "{framed}");
-        assert!(
-            framed.ends_with(
-                "# pub mod timer {\n{{#rustdoc_include ../../listings/src/timer.rs::0}}\n# }\n# }\n"
-            ),
-            "{framed}"
+        let root = fixture("main");
+        let frames = Frames::load(&root).unwrap();
+        let body = "fn main() {\n    let _ = listings::c::three();\n}\n";
+        assert_eq!(
+            frames.write(body, "src/zh").unwrap().unwrap(),
+            format!(
+                "{body}{HEADER}# pub mod c {{\n{{{{#rustdoc_include ../../listings/src/c.rs::0}}}}\n# }}\n# }}\n"
+            )
         );
-    }
-
-    #[test]
-    fn the_frame_keeps_the_blocks_indentation() {
-        let frames = Frames::load(&root()).unwrap();
-        let body = "   {{#rustdoc_include ../../listings/examples/ch02_timer.rs::0}}\n";
-        let framed = frames.write(body, "src/ja").unwrap().unwrap();
-        assert!(framed.lines().all(|l| l.starts_with("   ")), "{framed}");
+        std::fs::remove_dir_all(root).unwrap();
     }
 
     #[test]
     fn module_includes_must_stand_together_in_lib_rs_order() {
-        let frames = Frames::load(&root()).unwrap();
-        let reordered = "{{#include ../../listings/src/timer.rs}}\n{{#include ../../listings/src/executor.rs}}\n";
-        let error = frames.write(reordered, "src/ja").unwrap_err().to_string();
-        assert!(error.contains("in the order of"), "{error}");
-        let apart = "{{#include ../../listings/src/executor.rs}}\n// between\n{{#include ../../listings/src/timer.rs}}\n";
-        assert!(frames.write(apart, "src/ja").is_err());
-        let fine = "{{#include ../../listings/src/executor.rs}}\n\n{{#include ../../listings/src/timer.rs}}\n";
-        assert!(frames.write(fine, "src/ja").unwrap().is_some());
+        let root = fixture("order");
+        let frames = Frames::load(&root).unwrap();
+        let error = "the includes of listings modules must stand together, in the order of \
+                     listings/src/lib.rs (d::e, a, b, c, helpers): the hidden frame keeps them \
+                     in that order";
+        let reordered =
+            "{{#include ../../listings/src/c.rs}}\n{{#include ../../listings/src/a.rs}}\n";
+        assert_eq!(
+            frames.write(reordered, "src/ja").unwrap_err().to_string(),
+            error
+        );
+        let apart = "{{#include ../../listings/src/a.rs}}\n// between\n{{#include ../../listings/src/c.rs}}\n";
+        assert_eq!(
+            frames.write(apart, "src/ja").unwrap_err().to_string(),
+            error
+        );
+        // A blank line between is fine; it follows the frame.
+        let fine = "{{#include ../../listings/src/a.rs}}\n\n{{#include ../../listings/src/c.rs}}\n";
+        assert_eq!(
+            frames.write(fine, "src/ja").unwrap().unwrap(),
+            format!(
+                "{HEADER}# pub mod a {{\n{{{{#include ../../listings/src/a.rs}}}}\n# }}\n\
+                 # pub mod b {{\n{{{{#rustdoc_include ../../listings/src/b.rs::0}}}}\n# }}\n\
+                 # pub mod c {{\n{{{{#include ../../listings/src/c.rs}}}}\n# }}\n# }}\n\n"
+            )
+        );
+        std::fs::remove_dir_all(root).unwrap();
     }
 
     #[test]
     fn mistakes_are_errors() {
-        let frames = Frames::load(&root()).unwrap();
-        let folder = frames
-            .write(
-                "{{#include ../../listings/src/exercises/mod.rs}}\n",
-                "src/ja",
-            )
-            .unwrap_err();
-        assert!(folder.to_string().contains("show it as text"), "{folder}");
-        let unknown = frames
-            .write("fn main() { listings::no_such::f(); }\n", "src/ja")
-            .unwrap_err();
-        assert!(unknown.to_string().contains("names no module"), "{unknown}");
-        let shared = frames
-            .write("x {{#include ../../listings/src/timer.rs}}\n", "src/ja")
-            .unwrap_err();
-        assert!(shared.to_string().contains("alone on its line"), "{shared}");
+        let root = fixture("mistakes");
+        let frames = Frames::load(&root).unwrap();
+        let error = |body: &str| frames.write(body, "src/ja").unwrap_err().to_string();
+        assert_eq!(
+            error("{{#include ../../listings/src/d/mod.rs}}\n"),
+            "listings/src/d/mod.rs is not a module of listings/src/lib.rs (a `mod.rs` only \
+             declares modules: show it as text)"
+        );
+        assert_eq!(
+            error("fn main() { listings::no_such::f(); }\n"),
+            "the block: `no_such::f` names no module of listings/src"
+        );
+        assert_eq!(
+            error("x {{#include ../../listings/src/c.rs}}\n"),
+            "listings/src/c.rs: an include of a listings module must be alone on its line"
+        );
+        std::fs::remove_dir_all(root).unwrap();
     }
 }
