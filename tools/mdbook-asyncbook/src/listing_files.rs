@@ -224,134 +224,53 @@ mod tests {
     use super::*;
     use crate::data::ListingFile;
 
+    /// The fixture book (tests/fixture/), whose appendix C the fixture's
+    /// tests check page by page (tests/fixture_book.rs).
+    fn fixture() -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixture")
+    }
+
+    /// The real book.
     fn root() -> std::path::PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
     }
 
     #[test]
     fn groups_list_their_rust_files_in_path_order() {
-        let src = files(&root(), "src").unwrap();
-        let lib = src
-            .iter()
-            .position(|(f, _)| f == "listings/src/lib.rs")
-            .unwrap();
-        assert_eq!(src[lib].1, Shown::Text);
-        assert!(src.windows(2).all(|w| w[0].0 < w[1].0));
-        let failing = files(&root(), "compile_fail").unwrap();
-        assert!(
-            failing
-                .iter()
-                .all(|(f, s)| f.ends_with(".rs") && *s == Shown::CompileFail)
-        );
-        assert!(files(&root(), "output").is_err());
-    }
-
-    #[test]
-    fn a_section_shows_the_file_whole_with_its_description() {
-        let frames = Frames::load(&root()).unwrap();
-        let listings = Listings {
-            file: files(&root(), "compile_fail")
-                .unwrap()
-                .into_iter()
-                .map(|(path, _)| ListingFile {
-                    path,
-                    ja: "説明。".into(),
-                    zh: "说明。".into(),
-                    no_run: false,
-                })
-                .collect(),
-        };
-        let text = render(
-            &root(),
-            "compile_fail",
-            Edition::Zh,
-            "src/zh",
-            &listings,
-            &frames,
-        )
-        .unwrap();
-        assert!(
-            text.contains("### `listings/compile_fail/pin_forbids_swap.rs` {#listing-compile-fail-pin-forbids-swap-rs}\n\n说明。\n\n```rust,compile_fail,E0596\n{{#include ../../listings/compile_fail/pin_forbids_swap.rs}}\n```\n"),
-            "{text}"
-        );
-        let missing =
-            render(&root(), "src", Edition::Ja, "src/ja", &listings, &frames).unwrap_err();
-        assert!(
-            missing.to_string().contains("no entry for listings/src/"),
-            "{missing}"
-        );
-    }
-
-    /// Descriptions for every file of a group.
-    fn described(group: &str) -> Listings {
-        Listings {
-            file: files(&root(), group)
-                .unwrap()
-                .into_iter()
-                .map(|(path, _)| ListingFile {
-                    path,
-                    ja: "説明。".into(),
-                    zh: "说明。".into(),
-                    no_run: false,
-                })
-                .collect(),
-        }
-    }
-
-    /// The section of `file` in `text`.
-    fn section<'a>(text: &'a str, file: &str) -> &'a str {
-        let at = text.find(&format!("### `{file}`")).unwrap();
-        let rest = &text[at + 4..];
-        &text[at..at + 4 + rest.find("\n### ").unwrap_or(rest.len())]
-    }
-
-    #[test]
-    fn a_module_is_a_program_and_its_tests_and_loom_code_follow_as_rust_text() {
-        let frames = Frames::load(&root()).unwrap();
-        let text = render(
-            &root(),
-            "src",
-            Edition::Ja,
-            "src/ja",
-            &described("src"),
-            &frames,
-        )
-        .unwrap();
-        let timer = section(&text, "listings/src/timer.rs");
-        let program = timer.find("```rust\n").unwrap();
-        let intro = timer.find(Edition::Ja.words().left_out_loom).unwrap();
-        let tests = timer.find("```rs\n").unwrap();
-        assert!(program < intro && intro < tests, "{timer}");
-        let (program, tests) = (&timer[program..intro], &timer[tests..]);
-        // The program: the module, visible, in the hidden frame, without
-        // tests, loom code, `cfg(not(loom))` or markers.
-        assert!(
-            program.contains("\n# pub mod timer {\n//! Chapter 2"),
-            "{program}"
-        );
-        assert!(
-            program.contains("\nimpl Drop for TimerFuture {\n"),
-            "{program}"
-        );
-        for gone in ["cfg(", "loom", "ANCHOR", "mod tests", "{{#"] {
-            assert!(!program.contains(gone), "{gone}: {program}");
-        }
-        // The Rust text: what the program left out.
-        assert!(tests.starts_with("```rs\n// Under `--cfg loom`"), "{tests}");
-        assert!(tests.contains("\n#[cfg(all(test, not(loom)))]\nmod tests {\n"));
-        assert!(tests.contains("fn waker_is_replaced_when_task_moves()"));
-        assert!(!tests.contains("ANCHOR") && !tests.contains("#[cfg(not(loom))]"));
-        // A module without tests has no second block; one with tests only
-        // says so without loom.
-        let plain = section(&text, "listings/src/exercises/ch01.rs");
-        let words = Edition::Ja.words();
+        let files = |group| files(&fixture(), group).unwrap();
+        let file = |path: &str, shown| (path.to_string(), shown);
         assert_eq!(
-            plain.matches("```rs").count() > 0,
-            plain.contains(words.left_out_tests)
+            files("src"),
+            [
+                file("listings/src/clock.rs", Shown::Program),
+                file("listings/src/lib.rs", Shown::Text),
+                file("listings/src/timer.rs", Shown::Program),
+            ]
         );
-        assert!(!plain.contains(words.left_out_loom));
+        assert_eq!(
+            files("examples"),
+            [file("listings/examples/ch01_timer.rs", Shown::Program)]
+        );
+        // Only the `.rs` files: not the recorded errors beside them.
+        assert_eq!(
+            files("compile_fail"),
+            [file(
+                "listings/compile_fail/use_after_move.rs",
+                Shown::CompileFail
+            )]
+        );
+        assert_eq!(
+            files("tests"),
+            [file("listings/tests/timer.rs", Shown::Text)]
+        );
+        assert_eq!(
+            super::files(&fixture(), "output").unwrap_err().to_string(),
+            "`{{#listings output}}`: the groups are src, examples, compile_fail, tests"
+        );
     }
 
+    /// Checks the real book's listings: what appendix C shows of each
+    /// module is the whole file.
     #[test]
     fn a_modules_program_and_left_out_code_are_its_whole_file() {
         // Nothing but markers, the `cfg(not(loom))`, `cfg(not(test))` and
@@ -408,39 +327,32 @@ mod tests {
 
     #[test]
     fn a_program_that_waits_for_input_is_shown_no_run() {
-        let frames = Frames::load(&root()).unwrap();
-        let listings = Listings {
-            file: files(&root(), "examples")
-                .unwrap()
-                .into_iter()
-                .map(|(path, _)| ListingFile {
-                    no_run: path.ends_with("ch08_stdin.rs"),
-                    path,
+        // Only the fence changes: `rust,no_run`, compiled but not run.
+        let frames = Frames::load(&fixture()).unwrap();
+        let section = |no_run| {
+            let listings = Listings {
+                file: vec![ListingFile {
+                    path: "listings/examples/ch01_timer.rs".into(),
                     ja: "説明。".into(),
                     zh: "说明。".into(),
-                })
-                .collect(),
+                    no_run,
+                }],
+            };
+            render(
+                &fixture(),
+                "examples",
+                Edition::Ja,
+                "src/ja",
+                &listings,
+                &frames,
+            )
+            .unwrap()
         };
-        let text = render(
-            &root(),
-            "examples",
-            Edition::Ja,
-            "src/ja",
-            &listings,
-            &frames,
-        )
-        .unwrap();
-        let fence = |file: &str| {
-            let at = text
-                .find(&format!("### `listings/examples/{file}`"))
-                .unwrap();
-            text[at..]
-                .lines()
-                .find(|l| l.starts_with("```"))
-                .unwrap()
-                .to_string()
-        };
-        assert_eq!(fence("ch08_stdin.rs"), "```rust,no_run");
-        assert_eq!(fence("ch08_epoll.rs"), "```rust");
+        let shown = section(false);
+        assert!(shown.contains("\n```rust\n"), "{shown}");
+        assert_eq!(
+            section(true),
+            shown.replacen("\n```rust\n", "\n```rust,no_run\n", 1)
+        );
     }
 }
