@@ -164,8 +164,10 @@ fn is_left_out_cfg(line: &str) -> bool {
 /// closes its brackets without ending the item).
 fn end_of(lines: &[&str], mut i: usize) -> Option<usize> {
     let mut depth = 0i32;
+    // A string may go on over several lines (a `\` at the end of a line).
+    let mut in_string = false;
     while let Some(line) = lines.get(i) {
-        let code = code_of(line);
+        let code = code_of(line, &mut in_string);
         for c in code.chars() {
             match c {
                 '{' | '[' | '(' => depth += 1,
@@ -182,23 +184,30 @@ fn end_of(lines: &[&str], mut i: usize) -> Option<usize> {
 }
 
 /// A line without its comment, strings and characters: what brackets count.
-fn code_of(line: &str) -> String {
+/// `in_string` says whether the line starts inside a string, and is left
+/// saying whether it ends inside one.
+fn code_of(line: &str, in_string: &mut bool) -> String {
     let mut out = String::with_capacity(line.len());
     let mut chars = line.chars().peekable();
+    let skip_string = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>| {
+        while let Some(s) = chars.next() {
+            match s {
+                '\\' => {
+                    chars.next();
+                }
+                '"' => return false,
+                _ => {}
+            }
+        }
+        true
+    };
+    if *in_string {
+        *in_string = skip_string(&mut chars);
+    }
     while let Some(c) = chars.next() {
         match c {
             '/' if chars.peek() == Some(&'/') => break,
-            '"' => {
-                while let Some(s) = chars.next() {
-                    match s {
-                        '\\' => {
-                            chars.next();
-                        }
-                        '"' => break,
-                        _ => {}
-                    }
-                }
-            }
+            '"' => *in_string = skip_string(&mut chars),
             // A character literal ('{', '\n'), not a lifetime ('a).
             '\'' => {
                 let rest: String = chars.clone().take(3).collect();
@@ -278,6 +287,15 @@ pub fn f() { let _ = ('{', \"}\"); }
             })
         );
         assert_eq!(left_out(OLD, OLD, &modules()).map(|l| l.items), Ok(0));
+    }
+
+    #[test]
+    fn a_string_that_goes_on_over_lines_hides_its_braces() {
+        let old = "#[cfg(test)]\nmod tests {\n    fn f() {\n        let _ = \"a {{ b \\\n             c }} }\";\n    }\n}\nfn main() {}\n";
+        assert_eq!(
+            left_out(old, "fn main() {}\n", &modules()).map(|l| l.items),
+            Ok(1)
+        );
     }
 
     #[test]
