@@ -905,6 +905,64 @@ mod tests {
         );
     }
 
+    #[test]
+    fn waking_up_after_another_thread_finished_the_last_task_is_no_idle_wakeup() {
+        // Two threads run one executor: this one (by hand) and a runner
+        // that naps. The last task completes here during the runner's
+        // nap: the runner wakes to no work and no task left, which is the
+        // end of its run, not a wake-up for nothing.
+        let executor = Arc::new(Executor::new(Idle::Sleep(Duration::from_secs(1))));
+        let (waker_tx, waker_rx) = mpsc::channel::<Waker>();
+        let mut polled = false;
+        executor.spawn(
+            "woken from here",
+            std::future::poll_fn(move |cx| {
+                if polled {
+                    return Poll::Ready(());
+                }
+                polled = true;
+                waker_tx.send(cx.waker().clone()).unwrap();
+                Poll::Pending
+            }),
+        );
+        let mut here = Stats::default();
+        let task = executor.next_task(&mut here).unwrap();
+        executor.poll(task, &mut here);
+        let waker = waker_rx.try_recv().unwrap();
+        let (tid_tx, tid_rx) = mpsc::channel();
+        let runner = {
+            let executor = Arc::clone(&executor);
+            thread::spawn(move || {
+                tid_tx
+                    .send(rustix::thread::gettid().as_raw_nonzero().get())
+                    .unwrap();
+                executor.run()
+            })
+        };
+        // Once the runner naps (its queue is empty, one task is live)...
+        let tid = tid_rx.recv().unwrap();
+        let deadline = std::time::Instant::now() + PATIENCE;
+        while !asleep(tid) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the runner never napped"
+            );
+            thread::yield_now();
+        }
+        // ...the task is woken, and polled to completion here.
+        waker.wake();
+        let task = executor.next_task(&mut here).unwrap();
+        executor.poll(task, &mut here);
+        assert_eq!(here.polls, 2);
+        assert_eq!(
+            runner.join().unwrap(),
+            Stats {
+                polls: 0,
+                idle_wakeups: 0
+            }
+        );
+    }
+
     /// Set in the copy of the test binary that the test below runs.
     const TRACE_CHILD: &str = "LISTINGS_RUN_QUEUE_TRACE_CHILD";
 
