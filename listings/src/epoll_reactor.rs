@@ -436,6 +436,31 @@ mod tests {
     }
 
     #[test]
+    fn a_wait_ended_by_a_notify_reads_the_eventfd_back_to_zero() {
+        let reactor = Arc::new(Reactor::new().unwrap());
+        let notifying = {
+            let reactor = Arc::clone(&reactor);
+            thread::spawn(move || {
+                // Once the waiting thread has said it sleeps: a write.
+                while !reactor.notifier().is_asleep() {
+                    thread::yield_now();
+                }
+                reactor.notifier().notify();
+            })
+        };
+        // Only the notify can end this wait (nothing is registered).
+        reactor.wait(Some(crate::test_executors::PATIENCE)).unwrap();
+        notifying.join().unwrap();
+        // The eventfd's counter is zero again: not readable, so the next
+        // `epoll_wait` does not return at once for it.
+        let mut count = [0u8; 8];
+        assert_eq!(
+            rustix::io::read(reactor.notifier().as_fd(), &mut count),
+            Err(rustix::io::Errno::AGAIN)
+        );
+    }
+
+    #[test]
     fn deregistering_lets_go_of_the_wakers_and_stale_reports_are_ignored() {
         let reactor = Reactor::new().unwrap();
         let (a, mut peer, token) = registered_pair(&reactor);
