@@ -318,6 +318,23 @@ mod tests {
     }
 
     #[test]
+    fn a_socket_with_room_to_write_is_reported_writable_and_only_that() {
+        let poller = Poller::new().unwrap();
+        let (a, _peer) = pair();
+        poller.add(&a, 3, Interest::WRITABLE, Mode::Level).unwrap();
+        let mut events = Vec::new();
+        poller.wait(&mut events, NOW).unwrap();
+        assert_eq!(
+            events,
+            [Event {
+                token: 3,
+                readable: false,
+                writable: true
+            }]
+        );
+    }
+
+    #[test]
     fn a_timeout_is_passed_to_epoll_wait_as_asked_and_capped_at_a_day() {
         use crate::syscall_counts::last_epoll_timeout;
         // Something ready, so that no wait lasts.
