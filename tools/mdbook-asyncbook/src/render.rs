@@ -7,6 +7,11 @@
 //! builds a separate Chinese index (it indexes each page by its `lang`).
 //! The chapter text (`<main>`) is marked as the part to index, hidden code
 //! lines are left out of it, and Pagefind is run over the HTML output.
+//!
+//! Before that, it moves hidden code lines out of the pages ([`hidden`]),
+//! checking each block against the program the tests compile, writes one
+//! print page per edition ([`print`]), copies mermaid.js into the book, and
+//! writes [`PROGRAMS`] for the browser tests.
 
 use crate::Result;
 use crate::edition::Edition;
@@ -40,8 +45,9 @@ pub fn run(input: impl Read) -> Result<()> {
     let mut chunks = Chunks::default();
     let mut programs = BTreeMap::new();
     for chapter in &chapters {
-        let Some(path) = &chapter.path else { continue };
-        let path = path.to_string_lossy().replace('\\', "/");
+        let Some(path) = source_path(chapter) else {
+            continue;
+        };
         let page = html.join(Path::new(&path).with_extension("html"));
         let text = read(&page)?;
         let located =
@@ -75,8 +81,8 @@ pub fn run(input: impl Read) -> Result<()> {
     let names: Vec<print::ChapterName> = chapters
         .iter()
         .filter_map(|c| {
-            c.path.as_ref().map(|p| print::ChapterName {
-                path: p.to_string_lossy().replace('\\', "/"),
+            source_path(c).map(|path| print::ChapterName {
+                path,
                 name: c.name.clone(),
             })
         })
@@ -96,6 +102,15 @@ pub fn run(input: impl Read) -> Result<()> {
     std::fs::write(&file, serde_json::to_string_pretty(&programs)?)
         .map_err(|e| format!("{}: {e}", file.display()))?;
     index(&html)
+}
+
+/// A chapter's source path under `src/`, with `/` separators
+/// (`ja/ch01-future-trait.md`); `None` for a draft.
+fn source_path(chapter: &Chapter) -> Option<String> {
+    chapter
+        .path
+        .as_ref()
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
 }
 
 /// Where theme/diagrams.js loads mermaid.js from, under the HTML book.
