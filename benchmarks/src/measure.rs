@@ -301,6 +301,22 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+/// For the groups' tests: `report` written as a run writes it, into a
+/// target directory of its own (`name`), and read back as `bench-report`
+/// collects a run; returns what it collected.
+#[cfg(test)]
+pub(crate) fn collected_by_the_report<F: RawFile>(
+    report: &F,
+    name: &str,
+) -> bench_report::Collected {
+    let target = std::env::temp_dir().join(format!("benchmarks-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&target);
+    write_report_to(&target.join("bench-raw"), report).unwrap();
+    let bundle = bench_report::Bundle::from_target(&target).unwrap();
+    fs::remove_dir_all(&target).unwrap();
+    bench_report::collect(&bundle).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -603,12 +603,7 @@ mod tests {
                 },
             ],
         };
-        let target = std::env::temp_dir().join(format!("benchmarks-timers-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&target);
-        measure::write_report_to(&target.join("bench-raw"), &report).unwrap();
-        let bundle = bench_report::Bundle::from_target(&target).unwrap();
-        std::fs::remove_dir_all(&target).unwrap();
-        let collected = bench_report::collect(&bundle).unwrap();
+        let collected = measure::collected_by_the_report(&report, "timers");
         let value = |id: &str| {
             collected
                 .measures
