@@ -1,5 +1,6 @@
-//! What the tests share: a scratch folder, a machine, a plausible set of
-//! results, and the files a run leaves behind.
+//! What the tests share: a scratch folder, the files a run leaves behind,
+//! and (from `bench_results`, whose schema they are) a machine, a measure
+//! and a plausible set of results.
 
 use crate::bundle::Bundle;
 use crate::collect::{Collected, collect};
@@ -7,7 +8,8 @@ use crate::expected::expected;
 use bench_results::raw::{
     Echo, EchoMeasures, EchoResult, Lateness, Outcome, RawFile, TimerMeasures, TimerResult, Timers,
 };
-use bench_results::{Impl, MEASURE_COMMAND, Machine, Measure, Results, Unit, ids};
+pub use bench_results::test_support::{machine, measure, results};
+use bench_results::{Impl, ids};
 use std::path::PathBuf;
 
 /// A fresh folder for one test, removed when dropped.
@@ -32,54 +34,6 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-pub fn measure(id: &str, value: f64, unit: Unit) -> Measure {
-    Measure {
-        id: id.into(),
-        value,
-        unit,
-    }
-}
-
-pub fn machine() -> Machine {
-    Machine {
-        cpu: "Example CPU @ 2.20GHz".into(),
-        cores: 2,
-        memory_gib: 7.8,
-        kernel: "6.1.0-test".into(),
-        rustc: "rustc 1.95.0 (59807616e 2026-04-14)".into(),
-        date: "2026-05-01".into(),
-        load_start: Some(0.12),
-        load_end: Some(1.5),
-        command: MEASURE_COMMAND.into(),
-    }
-}
-
-/// A plausible run: some groups, a missing implementation or two.
-pub fn results() -> Results {
-    use Unit::*;
-    Results::new(
-        machine(),
-        vec![
-            measure("block_on/once/book-ch06", 61.27, Nanoseconds),
-            measure("block_on/once/book-ch10", 12.5, Nanoseconds),
-            measure("block_on/once/pollster", 18.0, Nanoseconds),
-            measure("block_on/once/futures", 25.0, Nanoseconds),
-            measure("spawn/100000/tokio", 85.0, Nanoseconds),
-            measure("spawn/100000/book-ch03", 410.0, Nanoseconds),
-            measure("timers/early/book-ch07", 0.0, Count),
-            measure("timers/p99/book-ch02", 2450.0, Microseconds),
-            measure("timers/p99/tokio", 1100.0, Microseconds),
-            measure("timers/param/count", 10000.0, Count),
-            measure("echo/throughput-1/book-ch09", 95.5, MebibytesPerSecond),
-            measure("echo/throughput-1/tokio", 120.0, MebibytesPerSecond),
-            measure("echo/throughput-100/book-ch09", 1234.0, MebibytesPerSecond),
-            measure("echo/throughput-100/async-io", 1100.0, MebibytesPerSecond),
-            measure("echo/p99-100/tokio", 310.0, Microseconds),
-        ],
-    )
-    .unwrap()
 }
 
 pub fn criterion(

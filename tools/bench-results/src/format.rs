@@ -115,14 +115,7 @@ pub fn format_ratio(a: &Measure, b: &Measure) -> std::result::Result<String, Str
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn measure(id: &str, value: f64, unit: Unit) -> Measure {
-        Measure {
-            id: id.into(),
-            value,
-            unit,
-        }
-    }
+    use crate::test_support::measure;
 
     #[test]
     fn values_show_three_significant_digits_in_the_unit_they_read_best_in() {

@@ -17,6 +17,8 @@ pub mod format;
 pub mod ids;
 pub mod raw;
 pub mod results;
+#[doc(hidden)]
+pub mod test_support;
 
 pub use format::{display_unit, format_ratio, format_value, rounded, significant, value_parts};
 pub use ids::{Group, Impl, Part};

@@ -172,28 +172,7 @@ impl Results {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn machine() -> Machine {
-        Machine {
-            cpu: "Example CPU @ 2.20GHz".into(),
-            cores: 2,
-            memory_gib: 7.8,
-            kernel: "6.1.0-test".into(),
-            rustc: "rustc 1.95.0 (59807616e 2026-04-14)".into(),
-            date: "2026-05-01".into(),
-            load_start: Some(0.12),
-            load_end: Some(1.5),
-            command: MEASURE_COMMAND.into(),
-        }
-    }
-
-    fn measure(id: &str, value: f64, unit: Unit) -> Measure {
-        Measure {
-            id: id.into(),
-            value,
-            unit,
-        }
-    }
+    use crate::test_support::{machine, measure};
 
     #[test]
     fn the_results_file_is_sorted_commented_and_reads_back() {

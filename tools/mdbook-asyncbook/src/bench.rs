@@ -246,41 +246,7 @@ pub fn typed_numbers(text: &str) -> Vec<(usize, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bench_results::{MEASURE_COMMAND, Machine, Measure, Unit};
-
-    fn measure(id: &str, value: f64, unit: Unit) -> Measure {
-        Measure {
-            id: id.into(),
-            value,
-            unit,
-        }
-    }
-
-    fn results() -> Results {
-        use Unit::*;
-        Results::new(
-            Machine {
-                cpu: "Example CPU @ 2.20GHz".into(),
-                cores: 2,
-                memory_gib: 7.8,
-                kernel: "6.1.0-test".into(),
-                rustc: "rustc 1.95.0 (59807616e 2026-04-14)".into(),
-                date: "2026-05-01".into(),
-                load_start: Some(0.12),
-                load_end: Some(1.5),
-                command: MEASURE_COMMAND.into(),
-            },
-            vec![
-                measure("block_on/once/book-ch06", 61.27, Nanoseconds),
-                measure("block_on/once/book-ch10", 12.5, Nanoseconds),
-                measure("spawn/100000/tokio", 85.0, Nanoseconds),
-                measure("timers/early/book-ch07", 0.0, Count),
-                measure("timers/p99/book-ch02", 2450.0, Microseconds),
-                measure("timers/param/count", 10000.0, Count),
-            ],
-        )
-        .unwrap()
-    }
+    use bench_results::test_support::results;
 
     #[test]
     fn directives_show_values_ratios_and_the_machine() {
