@@ -32,9 +32,12 @@
 //! | [`echo`] | 9: a TCP echo server: a task per connection, idle timeout, accept back-off |
 //! | [`fast_parker`] | 10: a three-state parker: no lock and no system call when nobody sleeps |
 //! | [`fast_block_on`] | 10: `block_on` with the thread's cached parker and waker; a fresh pair when nested |
+//! | [`task_cell`] | 11: a task in one allocation: header, output and future; its waker and handles |
 //! | [`pitfalls`] | bugs the book shows on purpose, each with its test |
 //! | [`exercises`] | solutions to the exercises at the end of each chapter |
 
+#[cfg(all(test, not(loom)))]
+mod alloc_counts;
 pub mod async_fd;
 pub mod block_on;
 pub mod combinators;
@@ -62,6 +65,7 @@ pub mod stdin_demo;
 #[cfg(test)]
 #[cfg_attr(loom, allow(dead_code, reason = "loom builds skip the tests using it"))]
 mod syscall_counts;
+pub mod task_cell;
 #[cfg(all(test, not(loom)))]
 mod test_executors;
 #[cfg(test)]
