@@ -925,11 +925,14 @@ mod loom_tests {
             let frees = Arc::new(AtomicUsize::new(0));
             let slot = Arc::new(Mutex::new(None::<Waker>));
             let open = Arc::new(AtomicBool::new(false));
+            let finished = Arc::new(AtomicBool::new(false));
             let future = {
                 let (slot, open) = (Arc::clone(&slot), Arc::clone(&open));
+                let finished = Arc::clone(&finished);
                 poll_fn(move |cx| {
                     *slot.lock().unwrap() = Some(cx.waker().clone());
                     if open.load(Acquire) {
+                        finished.store(true, Relaxed);
                         Poll::Ready(())
                     } else {
                         Poll::Pending
@@ -959,6 +962,7 @@ mod loom_tests {
             unsafe { runnable.run() };
             opener.join().unwrap();
             run_queued(&queue);
+            assert!(finished.load(Relaxed), "a wake was lost");
             if let Some(mut handle) = handle {
                 let mut cx = Context::from_waker(Waker::noop());
                 assert_eq!(Pin::new(&mut handle).poll(&mut cx), Poll::Ready(()));
