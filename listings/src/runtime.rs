@@ -584,7 +584,7 @@ impl fmt::Debug for Sleep {
 mod tests {
     use super::*;
     use crate::syscall_counts::Counts;
-    use crate::test_executors::{Library, PATIENCE, in_background};
+    use crate::test_executors::{Library, PATIENCE, in_background, scrambled_delays};
     use std::sync::mpsc;
     use std::thread;
 
@@ -848,20 +848,6 @@ mod tests {
         waker_thread.join().unwrap();
         let total = rt.block_on(async { *lock.lock().await }).unwrap();
         assert_eq!(total, 1000);
-    }
-
-    /// 10,000 delays spread over 0..300 ms in a scrambled order (a
-    /// linear congruential sequence), so that the heap has work to do.
-    fn scrambled_delays() -> Vec<Duration> {
-        let mut x: u64 = 12345;
-        (0..10_000)
-            .map(|_| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                Duration::from_micros((x >> 33) % 300_000)
-            })
-            .collect()
     }
 
     #[test]

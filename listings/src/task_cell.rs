@@ -100,7 +100,7 @@ struct Prefix<T> {
 /// The operations that need the concrete types, written once per
 /// `Task<F, S>` by the compiler.
 struct TaskVTable {
-    /// Polls the future once; true if the task is no longer running.
+    /// Polls the future once; true if that finished the task.
     run: unsafe fn(NonNull<Header>) -> bool,
     /// Queues the task through its scheduler (taking a reference).
     schedule: unsafe fn(NonNull<Header>),
@@ -177,8 +177,10 @@ impl<F: Future + 'static, S: Schedule> Task<F, S> {
         // it: this poll sees what the waker did before waking.
         if header.stage.get() != Stage::Running {
             // Queued by a wake during its last poll: nothing to do (and
-            // `scheduled` stays set for good).
-            return true;
+            // `scheduled` stays set for good). Not "finished now": the
+            // runtime forgot it then, and may have given its key to
+            // another task since.
+            return false;
         }
         header.scheduled.swap(false, Acquire);
         // A waker that borrows the caller's reference: the task cannot be
@@ -398,7 +400,8 @@ unsafe impl Send for Runnable {}
 
 impl Runnable {
     /// Polls the task once, unless it already finished or closed; true
-    /// if it no longer runs (the runtime then forgets it).
+    /// if this poll finished it (the runtime then forgets it: drops its
+    /// [`Registered`]).
     ///
     /// # Safety
     ///
@@ -709,6 +712,29 @@ mod tests {
         assert_eq!(queue.len(), 1, "queued again, once");
         assert_eq!(queue.run_all(), 1);
         assert_eq!(polls.get(), 2);
+    }
+
+    #[test]
+    fn a_wake_during_the_last_poll_queues_a_run_that_does_nothing() {
+        let queue = Arc::new(Queue::default());
+        let polls = Rc::new(Cell::new(0));
+        let counted = Rc::clone(&polls);
+        let future = poll_fn(move |cx| {
+            counted.set(counted.get() + 1);
+            cx.waker().wake_by_ref();
+            Poll::Ready(())
+        });
+        let (runnable, registered, handle) = spawn_local(future, Arc::clone(&queue), 0);
+        // SAFETY: spawned on this thread.
+        assert!(unsafe { runnable.run() }, "finished by this run");
+        assert_eq!(queue.len(), 1);
+        let stale = queue.tasks.lock().unwrap().pop_front().unwrap();
+        // SAFETY: as above.
+        assert!(!unsafe { stale.run() }, "not finished by this one");
+        assert_eq!(polls.get(), 1);
+        assert_eq!(refs(&handle), 2);
+        drop((registered, handle));
+        assert_eq!(Arc::strong_count(&queue), 1, "the task was freed");
     }
 
     #[test]

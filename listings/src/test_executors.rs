@@ -106,3 +106,18 @@ pub fn woken_a_thousand_times_then_once() -> (impl Future<Output = ()>, Arc<Atom
     });
     (future, polls)
 }
+
+/// 10,000 delays spread over 0..300 ms in a scrambled order (a linear
+/// congruential sequence), so that the timers have sorting to do: the
+/// timer tests of chapters 9 and 11.
+pub fn scrambled_delays() -> Vec<Duration> {
+    let mut x: u64 = 12345;
+    (0..10_000)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            Duration::from_micros((x >> 33) % 300_000)
+        })
+        .collect()
+}

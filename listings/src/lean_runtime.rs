@@ -1,0 +1,957 @@
+//! Chapter 11: chapter 9's runtime, rebuilt for speed — same public
+//! shape (`spawn` → `JoinHandle`, `block_on`, `sleep`, I/O through the
+//! reactor), other insides:
+//!
+//! - a task is one allocation ([`task_cell`](super::task_cell)), and the
+//!   run queue holds the task itself: no map lookup per poll;
+//! - a wake on the runtime's own thread goes to a local queue, without a
+//!   lock or a system call; only wakes from other threads take the lock
+//!   of the inject queue (and write the eventfd if the runtime sleeps);
+//! - timers live in a `BTreeMap` that a dropped `Sleep` leaves at once,
+//!   and with no timer pending the loop reads no clock;
+//! - while tasks are queued, the reactor is asked for I/O only every
+//!   [`IO_INTERVAL`] rounds.
+
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
+use std::future::Future;
+use std::io;
+use std::pin::{Pin, pin};
+use std::ptr::{self, NonNull};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::{Duration, Instant};
+
+use super::epoll_reactor::Reactor;
+use super::notifier::Notifier;
+use super::task_cell::{self, Registered, Runnable, Schedule};
+
+pub use super::task_cell::JoinHandle;
+
+/// While tasks are queued, the reactor gets a look (an `epoll_wait` with
+/// no timeout) once every this many rounds: often enough that I/O is not
+/// starved, rarely enough that a busy runtime makes few system calls.
+/// tokio's default for the same thing ("event interval") is 61 polls.
+pub const IO_INTERVAL: u32 = 61;
+
+// ANCHOR: types
+/// A single-thread runtime. Not `Send`: it runs where it was made.
+#[derive(Debug)]
+pub struct Runtime {
+    handle: Handle,
+}
+
+/// Spawns tasks, makes timers and registers I/O on a runtime; cheap to
+/// clone, usable from its tasks.
+#[derive(Clone)]
+pub struct Handle {
+    inner: Rc<Inner>,
+}
+
+struct Inner {
+    reactor: Arc<Reactor>,
+    /// The part that wakes from other threads reach.
+    shared: Arc<Shared>,
+    /// Tasks woken on this thread (and new ones): no lock.
+    local: RefCell<VecDeque<Runnable>>,
+    /// The runtime's reference to every unfinished task, by key.
+    tasks: RefCell<Slab>,
+    timers: RefCell<Timers>,
+    /// True while `block_on` runs: it must not be called from a task.
+    running: Cell<bool>,
+    /// Set when the `Runtime` is dropped: no more tasks.
+    closed: Cell<bool>,
+}
+
+/// The inject queue: tasks woken on other threads.
+struct Shared {
+    inject: Mutex<Inject>,
+    /// Set when something was injected, so that the loop takes the lock
+    /// only when there is something to take.
+    injected: AtomicBool,
+    notifier: Arc<Notifier>,
+    /// Test-only: how many tasks were ever injected.
+    #[cfg(test)]
+    injections: std::sync::atomic::AtomicUsize,
+}
+
+#[derive(Default)]
+struct Inject {
+    tasks: VecDeque<Runnable>,
+    /// The runtime is gone: what arrives is dropped, not queued.
+    closed: bool,
+}
+// ANCHOR_END: types
+
+// ANCHOR: schedule
+thread_local! {
+    /// The runtime whose `block_on` runs on this thread, if any.
+    static CURRENT: Cell<Option<NonNull<Inner>>> = const { Cell::new(None) };
+}
+
+/// What each task holds to queue itself: the runtime's shared part.
+struct Scheduler(Arc<Shared>);
+
+impl Schedule for Scheduler {
+    fn schedule(&self, task: Runnable) {
+        // On the runtime's own thread, during its `block_on`: the local
+        // queue. A plain check of a thread-local, no lock.
+        if let Some(inner) = CURRENT.get() {
+            // SAFETY: `CURRENT` points to an `Inner` only while that
+            // runtime's `block_on` runs on this thread (its guard clears
+            // it), and the `Rc` that `block_on` borrows keeps it alive.
+            let inner = unsafe { inner.as_ref() };
+            if ptr::eq(Arc::as_ptr(&inner.shared), Arc::as_ptr(&self.0)) {
+                inner.local.borrow_mut().push_back(task);
+                return;
+            }
+        }
+        self.0.inject(task);
+    }
+}
+
+impl Shared {
+    /// Queues a task woken on another thread (or outside `block_on`) and
+    /// wakes the runtime's thread, which writes the eventfd only if that
+    /// thread sleeps.
+    fn inject(&self, task: Runnable) {
+        let mut inject = self.inject.lock().unwrap_or_else(|e| e.into_inner());
+        if inject.closed {
+            drop(inject);
+            // The runtime is gone; the task was closed with it.
+            drop(task);
+            return;
+        }
+        inject.tasks.push_back(task);
+        #[cfg(test)]
+        self.injections.fetch_add(1, Ordering::Relaxed);
+        self.injected.store(true, Ordering::Release);
+        drop(inject);
+        self.notifier.notify();
+    }
+}
+// ANCHOR_END: schedule
+
+// ANCHOR: slab
+/// The runtime's references to its unfinished tasks, in slots numbered by
+/// key; a freed slot is reused, so the vector only grows to the most
+/// tasks alive at once.
+#[derive(Default)]
+struct Slab {
+    slots: Vec<Slot>,
+    /// The first free slot (the free slots form a list through `Free`).
+    free: usize,
+    len: usize,
+}
+
+enum Slot {
+    Task(Registered),
+    Free { next: usize },
+}
+
+impl Slab {
+    /// The key the next `insert` will use.
+    fn next_key(&self) -> usize {
+        self.free
+    }
+
+    fn insert(&mut self, task: Registered) {
+        let key = self.free;
+        if key == self.slots.len() {
+            self.slots.push(Slot::Task(task));
+            self.free = key + 1;
+        } else {
+            let Slot::Free { next } = std::mem::replace(&mut self.slots[key], Slot::Task(task))
+            else {
+                unreachable!("the free list points to a free slot");
+            };
+            self.free = next;
+        }
+        self.len += 1;
+    }
+
+    fn remove(&mut self, key: usize) -> Registered {
+        let slot = std::mem::replace(&mut self.slots[key], Slot::Free { next: self.free });
+        let Slot::Task(task) = slot else {
+            panic!("no task under key {key}");
+        };
+        self.free = key;
+        self.len -= 1;
+        task
+    }
+}
+// ANCHOR_END: slab
+
+// ANCHOR: spawn
+impl Handle {
+    /// Starts `future` as a task of this runtime; it is first polled by
+    /// `block_on`'s loop.
+    ///
+    /// # Panics
+    ///
+    /// If the runtime was dropped.
+    pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        let inner = &self.inner;
+        assert!(!inner.closed.get(), "spawn on a runtime that was dropped");
+        let mut tasks = inner.tasks.borrow_mut();
+        let key = tasks.next_key();
+        let scheduler = Scheduler(Arc::clone(&inner.shared));
+        let (runnable, registered, handle) = task_cell::spawn_local(future, scheduler, key);
+        tasks.insert(registered);
+        drop(tasks);
+        inner.local.borrow_mut().push_back(runnable);
+        handle
+    }
+}
+// ANCHOR_END: spawn
+
+// ANCHOR: timers
+/// The runtime's timers, earliest deadline first. The id makes two
+/// timers with the same deadline two entries.
+#[derive(Default)]
+struct Timers {
+    waiting: BTreeMap<(Instant, u64), Waker>,
+    next_id: u64,
+    /// The wakers of a round's due timers; kept to reuse its allocation.
+    due: Vec<Waker>,
+}
+
+impl Timers {
+    /// Moves the wakers of every timer whose deadline is not after `now`
+    /// into `due`, earliest first; returns the next deadline still ahead.
+    fn expire(&mut self, now: Instant) -> Option<Instant> {
+        while let Some(entry) = self.waiting.first_entry() {
+            if entry.key().0 > now {
+                return Some(entry.key().0);
+            }
+            self.due.push(entry.remove());
+        }
+        None
+    }
+}
+
+/// A future that completes once its deadline has passed, never earlier.
+pub struct Sleep {
+    handle: Handle,
+    deadline: Instant,
+    /// Its entry in the timers, once registered.
+    key: Option<(Instant, u64)>,
+}
+
+impl Handle {
+    /// A future that completes `duration` from now.
+    pub fn sleep(&self, duration: Duration) -> Sleep {
+        // `Duration::MAX` from now is not an `Instant`: a century is as
+        // good as for ever.
+        let far = Duration::from_secs(100 * 365 * 24 * 60 * 60);
+        self.sleep_until(Instant::now() + duration.min(far))
+    }
+
+    /// A future that completes once `deadline` has passed.
+    pub fn sleep_until(&self, deadline: Instant) -> Sleep {
+        Sleep {
+            handle: self.clone(),
+            deadline,
+            key: None,
+        }
+    }
+}
+
+impl Future for Sleep {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if Instant::now() >= self.deadline {
+            if let Some(key) = self.key.take() {
+                let waker = self.handle.inner.timers.borrow_mut().waiting.remove(&key);
+                // Dropped after the borrow: a waker's drop runs its
+                // executor's code, which may reach these timers.
+                drop(waker);
+            }
+            return Poll::Ready(());
+        }
+        let mut timers = self.handle.inner.timers.borrow_mut();
+        let key = match self.key {
+            Some(key) => key,
+            None => {
+                let key = (self.deadline, timers.next_id);
+                timers.next_id += 1;
+                key
+            }
+        };
+        let old = match timers.waiting.get_mut(&key) {
+            // Polled again by the same task: nothing to replace.
+            Some(waker) if waker.will_wake(cx.waker()) => None,
+            Some(waker) => Some(std::mem::replace(waker, cx.waker().clone())),
+            None => timers.waiting.insert(key, cx.waker().clone()),
+        };
+        drop(timers);
+        drop(old);
+        self.key = Some(key);
+        Poll::Pending
+    }
+}
+
+impl Drop for Sleep {
+    fn drop(&mut self) {
+        if let Some(key) = self.key {
+            let waker = self.handle.inner.timers.borrow_mut().waiting.remove(&key);
+            drop(waker);
+        }
+    }
+}
+// ANCHOR_END: timers
+
+// ANCHOR: block_on
+/// The waker of `block_on`'s own future, which is not a task: a flag and
+/// a nudge for the runtime's thread.
+struct MainWaker {
+    woken: AtomicBool,
+    shared: Arc<Shared>,
+}
+
+impl Wake for MainWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        // `Release` pairs with the loop's `Acquire` swap: the next poll
+        // sees what the waker did before waking.
+        if !self.woken.swap(true, Ordering::Release) {
+            self.shared.notifier.notify();
+        }
+    }
+}
+
+/// Sets `CURRENT` and `running` for one `block_on`, and restores them
+/// when it returns or unwinds.
+struct Entered<'a> {
+    inner: &'a Inner,
+    previous: Option<NonNull<Inner>>,
+}
+
+impl<'a> Entered<'a> {
+    fn new(inner: &'a Inner) -> Self {
+        assert!(
+            !inner.running.replace(true),
+            "block_on called from inside a task"
+        );
+        let previous = CURRENT.replace(Some(NonNull::from(inner)));
+        Entered { inner, previous }
+    }
+}
+
+impl Drop for Entered<'_> {
+    fn drop(&mut self) {
+        CURRENT.set(self.previous);
+        self.inner.running.set(false);
+    }
+}
+
+impl Runtime {
+    /// A runtime with its own epoll reactor.
+    pub fn new() -> io::Result<Self> {
+        let reactor = Arc::new(Reactor::new()?);
+        let shared = Arc::new(Shared {
+            inject: Mutex::default(),
+            injected: AtomicBool::new(false),
+            notifier: Arc::clone(reactor.notifier()),
+            #[cfg(test)]
+            injections: Default::default(),
+        });
+        let inner = Rc::new(Inner {
+            reactor,
+            shared,
+            local: RefCell::default(),
+            tasks: RefCell::default(),
+            timers: RefCell::default(),
+            running: Cell::new(false),
+            closed: Cell::new(false),
+        });
+        Ok(Runtime {
+            handle: Handle { inner },
+        })
+    }
+
+    /// A handle to spawn on this runtime, and to register I/O and timers.
+    pub fn handle(&self) -> &Handle {
+        &self.handle
+    }
+
+    /// Runs `future`, and every spawned task along with it, until
+    /// `future` completes; returns its output. Tasks still pending then
+    /// stay, to run in the next `block_on` (or be dropped with the
+    /// runtime).
+    pub fn block_on<F: Future>(&self, future: F) -> io::Result<F::Output> {
+        let inner = &*self.handle.inner;
+        let _entered = Entered::new(inner);
+        let mut future = pin!(future);
+        let main = Arc::new(MainWaker {
+            woken: AtomicBool::new(true),
+            shared: Arc::clone(&inner.shared),
+        });
+        let main_waker = Waker::from(Arc::clone(&main));
+        let mut rounds_busy = 0;
+        loop {
+            // 1. The main future, if it was woken.
+            if main.woken.swap(false, Ordering::Acquire) {
+                let mut cx = Context::from_waker(&main_waker);
+                if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+                    return Ok(output);
+                }
+            }
+            // 2. One round: the tasks queued now, those woken elsewhere
+            //    included; what is woken meanwhile waits for the next.
+            inner.take_injected();
+            let round = inner.local.borrow().len();
+            for _ in 0..round {
+                let Some(task) = inner.local.borrow_mut().pop_front() else {
+                    break;
+                };
+                let key = task.key();
+                // SAFETY: every task of this runtime was spawned on this
+                // thread (`Handle` is not `Send`), and is run only here.
+                if unsafe { task.run() } {
+                    // Finished: the runtime lets go of it. (Dropped
+                    // outside the borrow: it may free the task, whose
+                    // drop runs no code of ours but takes care.)
+                    let registered = inner.tasks.borrow_mut().remove(key);
+                    drop(registered);
+                }
+            }
+            // 3. Timers, if there are any: no clock read otherwise.
+            let next_deadline = inner.fire_timers();
+            // 4. I/O: a look now and then while busy; otherwise sleep
+            //    until I/O, a wake, or the next deadline.
+            let busy = !inner.local.borrow().is_empty() || main.woken.load(Ordering::Relaxed);
+            let timeout = if busy {
+                rounds_busy += 1;
+                if rounds_busy < IO_INTERVAL {
+                    continue;
+                }
+                Some(Duration::ZERO)
+            } else {
+                next_deadline.map(|deadline| deadline.saturating_duration_since(Instant::now()))
+            };
+            rounds_busy = 0;
+            // The reactor marks this thread asleep, then looks once more
+            // at the work that other threads add: a wake that came just
+            // before found the thread awake and wrote nothing.
+            inner.reactor.wait_unless(timeout, || {
+                main.woken.load(Ordering::Acquire) || inner.shared.injected.load(Ordering::Acquire)
+            })?;
+        }
+    }
+}
+
+impl Inner {
+    /// Moves the tasks woken on other threads to the local queue; takes
+    /// the lock only if some were.
+    fn take_injected(&self) {
+        if self.shared.injected.swap(false, Ordering::Acquire) {
+            let mut inject = self.shared.inject.lock().unwrap_or_else(|e| e.into_inner());
+            self.local.borrow_mut().extend(inject.tasks.drain(..));
+        }
+    }
+
+    /// Wakes the tasks whose timers are due; returns the next deadline.
+    fn fire_timers(&self) -> Option<Instant> {
+        let mut timers = self.timers.borrow_mut();
+        if timers.waiting.is_empty() {
+            return None;
+        }
+        let next = timers.expire(Instant::now());
+        let mut due = std::mem::take(&mut timers.due);
+        drop(timers);
+        // Outside the borrow: a waker runs its executor's code.
+        for waker in due.drain(..) {
+            waker.wake();
+        }
+        // The buffer back, for the next round.
+        self.timers.borrow_mut().due = due;
+        next
+    }
+}
+// ANCHOR_END: block_on
+
+impl Handle {
+    /// The runtime's reactor, to register I/O with
+    /// ([`Async::new`](super::async_fd::Async::new)).
+    pub fn reactor(&self) -> &Arc<Reactor> {
+        &self.inner.reactor
+    }
+}
+
+// ANCHOR: drop
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        // Tasks hold handles, and handles hold the runtime: drop every
+        // unfinished task's future now, or they would keep each other
+        // alive for ever. Wakes from now on drop what they would queue.
+        let inner = &self.handle.inner;
+        inner.closed.set(true);
+        let injected = {
+            let mut inject = inner
+                .shared
+                .inject
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            inject.closed = true;
+            std::mem::take(&mut inject.tasks)
+        };
+        drop(injected);
+        let local = std::mem::take(&mut *inner.local.borrow_mut());
+        drop(local);
+        // Each registration closes its task as it goes (the future's
+        // drop may reach these fields: nothing stays borrowed).
+        let tasks = std::mem::take(&mut *inner.tasks.borrow_mut());
+        drop(tasks);
+        let timers = std::mem::take(&mut *inner.timers.borrow_mut());
+        drop(timers);
+        // What closing the tasks woke on this thread.
+        let local = std::mem::take(&mut *inner.local.borrow_mut());
+        drop(local);
+    }
+}
+// ANCHOR_END: drop
+
+impl fmt::Debug for Handle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Handle")
+            .field("tasks", &self.inner.tasks.borrow().len)
+            .field("timers", &self.inner.timers.borrow().waiting.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for Sleep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sleep")
+            .field("deadline", &self.deadline)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::alloc_counts::allocations;
+    use crate::syscall_counts::Counts;
+    use crate::test_executors::{Library, PATIENCE, in_background, scrambled_delays};
+    use futures::FutureExt;
+    use std::sync::mpsc;
+    use std::thread;
+
+    fn runtime() -> Runtime {
+        Runtime::new().unwrap()
+    }
+
+    #[test]
+    fn spawned_tasks_run_interleaved_and_their_handles_give_their_outputs() {
+        let rt = runtime();
+        let handle = rt.handle().clone();
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let task = |name: &'static str, ms: u64| {
+            let (handle, log) = (handle.clone(), Rc::clone(&log));
+            async move {
+                log.borrow_mut().push(format!("{name} starts"));
+                handle.sleep(Duration::from_millis(ms)).await;
+                log.borrow_mut().push(format!("{name} ends"));
+                ms * 2
+            }
+        };
+        let (slow, fast) = (
+            handle.spawn(task("slow", 60)),
+            handle.spawn(task("fast", 20)),
+        );
+        let outputs = rt.block_on(async { (slow.await, fast.await) }).unwrap();
+        assert_eq!(outputs, (120, 40));
+        assert_eq!(
+            *log.borrow(),
+            ["slow starts", "fast starts", "fast ends", "slow ends"]
+        );
+    }
+
+    #[test]
+    fn a_thousand_wakes_before_a_poll_queue_the_task_once() {
+        let rt = runtime();
+        let handle = rt.handle().clone();
+        let polls = Rc::new(Cell::new(0));
+        let queued = Rc::new(Cell::new(0));
+        let (counted, seen, inner) = (
+            Rc::clone(&polls),
+            Rc::clone(&queued),
+            Rc::clone(&handle.inner),
+        );
+        let task = handle.spawn(std::future::poll_fn(move |cx| {
+            counted.set(counted.get() + 1);
+            if counted.get() == 2 {
+                return Poll::Ready(());
+            }
+            for _ in 0..1000 {
+                cx.waker().wake_by_ref();
+            }
+            seen.set(inner.local.borrow().len());
+            Poll::Pending
+        }));
+        rt.block_on(task).unwrap();
+        // One entry for the thousand wakes, and one poll for them.
+        assert_eq!(queued.get(), 1);
+        assert_eq!(polls.get(), 2);
+    }
+
+    #[test]
+    fn a_spawned_task_is_one_allocation_and_a_wake_none() {
+        let rt = runtime();
+        let handle = rt.handle().clone();
+        let spawn_all = |n: usize| {
+            let handle = handle.clone();
+            rt.block_on(async move {
+                let before = allocations();
+                let tasks: Vec<_> = (0..n).map(|i| handle.spawn(async move { i })).collect();
+                let spawned = allocations() - before;
+                let mut sum = 0;
+                for task in tasks {
+                    sum += task.await;
+                }
+                (spawned, sum)
+            })
+            .unwrap()
+        };
+        // The first time, the runtime's queue and list of tasks grow (and
+        // so does the vector of handles); after that, they have room.
+        spawn_all(1000);
+        let (spawned, sum) = spawn_all(1000);
+        assert_eq!(spawned, 1000 + 1, "one per task, and the vector of handles");
+        assert_eq!(sum, 999 * 1000 / 2);
+        // Two tasks handing a turn back and forth: no allocation at all.
+        let turn = Rc::new(Cell::new(0u32));
+        let wakers: Rc<RefCell<[Option<Waker>; 2]>> = Rc::default();
+        let player = |me: u32| {
+            let (turn, wakers) = (Rc::clone(&turn), Rc::clone(&wakers));
+            std::future::poll_fn(move |cx| {
+                while turn.get() < 1000 {
+                    if turn.get() % 2 != me {
+                        wakers.borrow_mut()[me as usize] = Some(cx.waker().clone());
+                        return Poll::Pending;
+                    }
+                    turn.set(turn.get() + 1);
+                    if let Some(other) = wakers.borrow_mut()[1 - me as usize].take() {
+                        other.wake();
+                    }
+                }
+                Poll::Ready(())
+            })
+        };
+        let (a, b) = (handle.spawn(player(0)), handle.spawn(player(1)));
+        let before = allocations();
+        rt.block_on(async { (a.await, b.await) }).unwrap();
+        // `block_on`'s own waker, once.
+        assert_eq!(allocations() - before, 1);
+        assert_eq!(turn.get(), 1000);
+    }
+
+    #[test]
+    fn wakes_on_the_runtimes_thread_write_no_eventfd_and_take_no_lock() {
+        let rt = runtime();
+        let handle = rt.handle().clone();
+        let (tx, mut rx) = futures::channel::mpsc::channel::<u32>(1);
+        let consumer = handle.spawn(async move {
+            use futures::StreamExt;
+            let mut sum = 0;
+            while let Some(n) = rx.next().await {
+                sum += n;
+            }
+            sum
+        });
+        let producer = handle.spawn(async move {
+            use futures::SinkExt;
+            let mut tx = tx;
+            for n in 0..100 {
+                tx.send(n).await.unwrap();
+            }
+        });
+        let before = Counts::now();
+        let sum = rt
+            .block_on(async {
+                producer.await;
+                consumer.await
+            })
+            .unwrap();
+        assert_eq!(sum, 99 * 100 / 2);
+        assert_eq!(Counts::since(before).eventfd_writes, 0);
+        let injections = &rt.handle.inner.shared.injections;
+        assert_eq!(injections.load(Ordering::Relaxed), 0, "no lock taken");
+    }
+
+    #[test]
+    fn a_wake_from_another_thread_writes_once_to_wake_the_sleeping_runtime() {
+        let (tx, rx) = futures::channel::oneshot::channel();
+        let (notifier_tx, notifier) = mpsc::channel();
+        let (injections_tx, injections) = mpsc::channel();
+        let returned = in_background(move || {
+            let rt = runtime();
+            let handle = rt.handle().clone();
+            let notifier = Arc::clone(rt.handle().reactor().notifier());
+            notifier_tx.send(notifier).unwrap();
+            // A task, not the main future: its wake goes through the
+            // inject queue.
+            let task = handle.spawn(rx);
+            assert_eq!(rt.block_on(task).unwrap(), Ok("from another thread"));
+            let shared = &rt.handle.inner.shared;
+            injections_tx
+                .send(shared.injections.load(Ordering::Relaxed))
+                .unwrap();
+        });
+        let notifier = notifier.recv_timeout(PATIENCE).unwrap();
+        let start = Instant::now();
+        while !notifier.is_asleep() {
+            assert!(start.elapsed() < PATIENCE, "the runtime never slept");
+            thread::yield_now();
+        }
+        let before = Counts::now();
+        tx.send("from another thread").unwrap();
+        assert_eq!(Counts::since(before).eventfd_writes, 1);
+        let injections = injections.recv_timeout(PATIENCE).unwrap();
+        returned.recv_timeout(PATIENCE).unwrap().unwrap();
+        assert_eq!(injections, 1, "the wake went through the inject queue");
+    }
+
+    #[test]
+    fn futures_of_other_libraries_run_waking_from_their_threads_and_locks() {
+        let rt = runtime();
+        let handle = rt.handle().clone();
+        // async-lock's mutex, contended by tasks of this runtime.
+        let lock = Rc::new(async_lock::Mutex::new(0u32));
+        for _ in 0..10 {
+            let lock = Rc::clone(&lock);
+            handle.spawn(async move {
+                for _ in 0..100 {
+                    *lock.lock().await += 1;
+                    crate::state_machine::yield_now().await;
+                }
+            });
+        }
+        // async-channel, fed by four threads.
+        let (tx, rx) = async_channel::bounded::<u32>(8);
+        let producers: Vec<_> = (0..4)
+            .map(|p| {
+                let tx = tx.clone();
+                thread::spawn(move || {
+                    for i in 0..250 {
+                        tx.send_blocking(p * 1000 + i).unwrap();
+                    }
+                })
+            })
+            .collect();
+        drop(tx);
+        let sum = handle.spawn(async move {
+            let mut sum = 0u64;
+            while let Ok(n) = rx.recv().await {
+                sum += u64::from(n);
+            }
+            sum
+        });
+        // A library that wakes while holding its own lock.
+        let library = Arc::new(Library::default());
+        let (polled, first_poll) = mpsc::channel();
+        let waiting = handle.spawn(library.waiting_task(polled));
+        let waker_thread = {
+            let library = Arc::clone(&library);
+            thread::spawn(move || {
+                first_poll.recv().unwrap();
+                let held = library.waiting.lock().unwrap();
+                held.as_ref().unwrap().wake_by_ref();
+            })
+        };
+        let (sum, ()) = rt.block_on(async { (sum.await, waiting.await) }).unwrap();
+        let expected: u64 = (0..4u64)
+            .flat_map(|p| (0..250).map(move |i| p * 1000 + i))
+            .sum();
+        assert_eq!(sum, expected);
+        for p in producers {
+            p.join().unwrap();
+        }
+        waker_thread.join().unwrap();
+        let total = rt.block_on(async { *lock.lock().await }).unwrap();
+        assert_eq!(total, 1000);
+    }
+
+    #[test]
+    fn ten_thousand_timers_fire_in_deadline_order_and_none_early() {
+        let rt = runtime();
+        let handle = rt.handle().clone();
+        let base = Instant::now() + Duration::from_millis(300);
+        let fired = Rc::new(RefCell::new(Vec::with_capacity(10_000)));
+        let tasks: Vec<_> = scrambled_delays()
+            .into_iter()
+            .map(|delay| {
+                let (handle, fired) = (handle.clone(), Rc::clone(&fired));
+                let deadline = base + delay;
+                handle.clone().spawn(async move {
+                    let mut sleep = pin!(handle.sleep_until(deadline));
+                    // As in chapter 9's test: only timers that waited in
+                    // the timers (a poll returned `Pending`) must keep
+                    // deadline order.
+                    let mut waited = false;
+                    std::future::poll_fn(|cx| {
+                        let poll = sleep.as_mut().poll(cx);
+                        waited |= poll.is_pending();
+                        poll
+                    })
+                    .await;
+                    fired.borrow_mut().push((deadline, Instant::now(), waited));
+                })
+            })
+            .collect();
+        rt.block_on(async {
+            for task in tasks {
+                task.await;
+            }
+        })
+        .unwrap();
+        let fired = fired.borrow();
+        assert_eq!(fired.len(), 10_000);
+        assert!(fired.iter().all(|&(deadline, at, _)| at >= deadline));
+        let waited: Vec<_> = fired.iter().filter(|f| f.2).map(|f| f.0).collect();
+        assert!(waited.is_sorted(), "fired out of deadline order");
+        assert_eq!(format!("{handle:?}"), "Handle { tasks: 0, timers: 0, .. }");
+    }
+
+    #[test]
+    fn a_dropped_sleep_leaves_the_timers_at_once() {
+        let rt = runtime();
+        let handle = rt.handle().clone();
+        let inner = Rc::clone(&handle.inner);
+        rt.block_on(async {
+            let mut sleeps: Vec<_> = (0..100)
+                .map(|_| Box::pin(handle.sleep(Duration::from_secs(60))))
+                .collect();
+            std::future::poll_fn(|cx| {
+                for sleep in &mut sleeps {
+                    assert!(sleep.as_mut().poll(cx).is_pending());
+                }
+                Poll::Ready(())
+            })
+            .await;
+            assert_eq!(inner.timers.borrow().waiting.len(), 100);
+            sleeps.truncate(10);
+            assert_eq!(inner.timers.borrow().waiting.len(), 10);
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn dropping_the_runtime_drops_its_pending_tasks_and_panics_their_awaiters() {
+        let rt = runtime();
+        let handle = rt.handle().clone();
+        // A task that holds the runtime's handle, waiting for ever: a
+        // cycle through the runtime, which only its drop breaks.
+        let marker = Rc::new(());
+        let (held, kept) = (Rc::clone(&marker), handle.clone());
+        let forever = handle.spawn(async move {
+            let _held = (held, kept);
+            std::future::pending::<()>().await;
+        });
+        rt.block_on(async {}).unwrap();
+        assert_eq!(Rc::strong_count(&marker), 2);
+        drop(handle);
+        drop(rt);
+        assert_eq!(Rc::strong_count(&marker), 1, "the task was dropped");
+        let awaited = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            futures::executor::block_on(forever)
+        }));
+        let message = *awaited.unwrap_err().downcast::<&str>().unwrap();
+        assert_eq!(
+            message,
+            "the task was dropped with its runtime before it completed"
+        );
+    }
+
+    #[test]
+    fn a_panicking_task_panics_its_awaiter_and_the_runtime_runs_on() {
+        let rt = runtime();
+        let handle = rt.handle().clone();
+        let failing = handle.spawn(async { panic!("task failed") });
+        let fine = handle.spawn(async { 7 });
+        let awaited = rt.block_on(async {
+            let result = std::panic::AssertUnwindSafe(failing).catch_unwind().await;
+            let message = *result.unwrap_err().downcast::<&str>().unwrap();
+            (message, fine.await)
+        });
+        assert_eq!(awaited.unwrap(), ("task failed", 7));
+    }
+
+    #[test]
+    fn a_task_that_always_wakes_itself_does_not_starve_timers_or_io() {
+        let rt = runtime();
+        let handle = rt.handle().clone();
+        let stop = Rc::new(Cell::new(false));
+        let stopped = Rc::clone(&stop);
+        let spinner = handle.spawn(std::future::poll_fn(move |cx| {
+            if stopped.get() {
+                return Poll::Ready(());
+            }
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }));
+        let (tx, rx) = futures::channel::oneshot::channel();
+        let sender = thread::spawn(move || tx.send(5).unwrap());
+        let sleeper = handle.clone();
+        rt.block_on(async move {
+            sleeper.sleep(Duration::from_millis(20)).await;
+            assert_eq!(rx.await, Ok(5));
+            stop.set(true);
+            spinner.await;
+        })
+        .unwrap();
+        sender.join().unwrap();
+    }
+
+    #[test]
+    fn spawning_after_the_runtime_is_gone_panics_and_block_on_inside_a_task_too() {
+        let rt = runtime();
+        let handle = rt.handle().clone();
+        let inside = {
+            let rt = Rc::new(rt);
+            let again = Rc::clone(&rt);
+            let task = handle.spawn(async move {
+                let nested = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    again.block_on(async {})
+                }));
+                *nested.unwrap_err().downcast::<&str>().unwrap()
+            });
+            let message = rt.block_on(task).unwrap();
+            drop(Rc::try_unwrap(rt).ok());
+            message
+        };
+        assert_eq!(inside, "block_on called from inside a task");
+        let spawned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            handle.spawn(async {});
+        }));
+        assert_eq!(
+            *spawned.unwrap_err().downcast::<&str>().unwrap(),
+            "spawn on a runtime that was dropped"
+        );
+    }
+
+    #[test]
+    fn sleeps_below_a_millisecond_never_end_early() {
+        let rt = runtime();
+        let handle = rt.handle().clone();
+        for micros in [0, 1, 300, 999, 1000, 1001, 2500] {
+            let wanted = Duration::from_micros(micros);
+            let start = Instant::now();
+            rt.block_on(handle.sleep(wanted)).unwrap();
+            assert!(start.elapsed() >= wanted);
+        }
+    }
+}
