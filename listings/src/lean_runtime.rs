@@ -20,9 +20,17 @@ use std::io;
 use std::pin::{Pin, pin};
 use std::ptr::{self, NonNull};
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::task::{Context, Poll, Wake, Waker};
+
+// Under `--cfg loom` the model checker's lock and flags stand in for
+// std's, so that it can try every interleaving of a wake from another
+// thread with the loop going to sleep (see the tests).
+#[cfg(loom)]
+use loom::sync::{Mutex, atomic::AtomicBool};
+#[cfg(not(loom))]
+use std::sync::{Mutex, atomic::AtomicBool};
 use std::time::{Duration, Instant};
 
 use super::epoll_reactor::Reactor;
@@ -70,7 +78,10 @@ struct Inner {
 struct Shared {
     inject: Mutex<Inject>,
     /// Set when something was injected, so that the loop takes the lock
-    /// only when there is something to take.
+    /// only when there is something to take. A hint, hence `Relaxed`
+    /// throughout: the lock orders the queue's contents, and the
+    /// notifier's swaps order the look the loop takes before sleeping
+    /// (loom checks both, see the tests).
     injected: AtomicBool,
     notifier: Arc<Notifier>,
     /// Test-only: how many tasks were ever injected.
@@ -128,9 +139,18 @@ impl Shared {
         inject.tasks.push_back(task);
         #[cfg(test)]
         self.injections.fetch_add(1, Ordering::Relaxed);
-        self.injected.store(true, Ordering::Release);
+        self.injected.store(true, Ordering::Relaxed);
         drop(inject);
         self.notifier.notify();
+    }
+
+    /// Moves the injected tasks to `local`; takes the lock only if some
+    /// were injected.
+    fn take_injected(&self, local: &mut VecDeque<Runnable>) {
+        if self.injected.swap(false, Ordering::Relaxed) {
+            let mut inject = self.inject.lock().unwrap_or_else(|e| e.into_inner());
+            local.extend(inject.tasks.drain(..));
+        }
     }
 }
 // ANCHOR_END: schedule
@@ -361,7 +381,7 @@ impl Runtime {
     pub fn new() -> io::Result<Self> {
         let reactor = Arc::new(Reactor::new()?);
         let shared = Arc::new(Shared {
-            inject: Mutex::default(),
+            inject: Mutex::new(Inject::default()),
             injected: AtomicBool::new(false),
             notifier: Arc::clone(reactor.notifier()),
             #[cfg(test)]
@@ -446,20 +466,16 @@ impl Runtime {
             // at the work that other threads add: a wake that came just
             // before found the thread awake and wrote nothing.
             inner.reactor.wait_unless(timeout, || {
-                main.woken.load(Ordering::Acquire) || inner.shared.injected.load(Ordering::Acquire)
+                main.woken.load(Ordering::Relaxed) || inner.shared.injected.load(Ordering::Relaxed)
             })?;
         }
     }
 }
 
 impl Inner {
-    /// Moves the tasks woken on other threads to the local queue; takes
-    /// the lock only if some were.
+    /// Moves the tasks woken on other threads to the local queue.
     fn take_injected(&self) {
-        if self.shared.injected.swap(false, Ordering::Acquire) {
-            let mut inject = self.shared.inject.lock().unwrap_or_else(|e| e.into_inner());
-            self.local.borrow_mut().extend(inject.tasks.drain(..));
-        }
+        self.shared.take_injected(&mut self.local.borrow_mut());
     }
 
     /// Wakes the tasks whose timers are due; returns the next deadline.
@@ -953,5 +969,77 @@ mod tests {
             rt.block_on(handle.sleep(wanted)).unwrap();
             assert!(start.elapsed() >= wanted);
         }
+    }
+}
+
+/// loom tries every interleaving of a wake from another thread — the real
+/// task, scheduler, inject queue and notifier — with the loop's taking of
+/// injected tasks, its run of them, and its going to sleep. The loop here
+/// is the runtime's, cut down to what a wake from elsewhere touches. A
+/// lost wake leaves the loop asleep on the eventfd, which loom reports as
+/// a deadlock.
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::*;
+    use loom::sync::atomic::AtomicUsize;
+
+    #[test]
+    fn loom_a_wake_from_another_thread_is_never_lost() {
+        loom::model(|| {
+            let shared = Arc::new(Shared {
+                inject: Mutex::new(Inject::default()),
+                injected: AtomicBool::new(false),
+                notifier: Arc::new(Notifier::new().unwrap()),
+                injections: Default::default(),
+            });
+            // Published with a relaxed store: only the task's flag and the
+            // inject queue's flag make the poll after the wake see it.
+            let data = Arc::new(AtomicUsize::new(0));
+            let slot = Arc::new(Mutex::new(None::<Waker>));
+            let future = {
+                let (data, slot) = (Arc::clone(&data), Arc::clone(&slot));
+                std::future::poll_fn(move |cx| {
+                    *slot.lock().unwrap() = Some(cx.waker().clone());
+                    if data.load(Ordering::Relaxed) == 1 {
+                        Poll::Ready(())
+                    } else {
+                        Poll::Pending
+                    }
+                })
+            };
+            let scheduler = Scheduler(Arc::clone(&shared));
+            let (runnable, registered, handle) = task_cell::spawn_local(future, scheduler, 0);
+            let other = {
+                let slot = Arc::clone(&slot);
+                loom::thread::spawn(move || {
+                    data.store(1, Ordering::Relaxed);
+                    let waker = slot.lock().unwrap().take();
+                    if let Some(waker) = waker {
+                        waker.wake();
+                    }
+                })
+            };
+            let mut local = VecDeque::from([runnable]);
+            let mut finished = false;
+            while !finished {
+                shared.take_injected(&mut local);
+                while let Some(task) = local.pop_front() {
+                    // SAFETY: spawned on this thread.
+                    finished |= unsafe { task.run() };
+                }
+                if finished {
+                    break;
+                }
+                let notifier = &shared.notifier;
+                let sleeps = notifier.may_sleep(|| shared.injected.load(Ordering::Relaxed));
+                if sleeps {
+                    notifier.wait_readable();
+                }
+                notifier.woke(sleeps);
+            }
+            other.join().unwrap();
+            drop((registered, handle));
+            drop(slot.lock().unwrap().take());
+        });
     }
 }
