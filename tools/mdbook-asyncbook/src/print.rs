@@ -14,6 +14,7 @@
 use crate::Result;
 use crate::edition::Edition;
 use crate::hidden;
+use crate::markdown::escape_html;
 
 /// mdBook 0.5.4's page break between two chapters of the print page.
 const BREAK: &str = "<div style=\"break-before: page; page-break-before: always;\"></div>";
@@ -140,10 +141,7 @@ fn numbered(part: &str, name: &str) -> String {
 
 /// A title's Markdown (text with `code` spans) as HTML.
 fn inline_html(markdown: &str) -> String {
-    let escaped = markdown
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;");
+    let escaped = escape_html(markdown);
     let mut out = String::new();
     for (i, piece) in escaped.split('`').enumerate() {
         if i % 2 == 1 {
