@@ -193,7 +193,8 @@ fn main() {
             // mdBook's own includes show. Except in appendix C's sections of
             // modules, which show a module as a program, without the tests
             // and loom code that follow it as Rust text (the plug-in's
-            // `listing_files` tests check that the two hold the whole file);
+            // `listing_files` tests check, on its fixture, that the two hold
+            // the whole file);
             // the copies test still checks what the program leaves out.
             let module_in_appendix_c =
                 path.ends_with(LISTINGS_PAGE) && test.starts_with("listing_src_");
