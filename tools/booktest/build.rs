@@ -35,6 +35,7 @@ use std::path::{Path, PathBuf};
 use std::process;
 use std::sync::{Arc, Mutex};
 
+use mdbook_asyncbook::Error;
 use mdbook_asyncbook::captions::LISTINGS_PAGE;
 use mdbook_asyncbook::directives::{check_includes, directives};
 use mdbook_asyncbook::edition::listing_anchor;
@@ -108,46 +109,62 @@ fn main() {
             .to_string_lossy()
             .into_owned();
         let shown = format!("src/{path}");
-        let at = |offset: usize, message: &str| {
-            format!("{shown}:{}: {message}", line_of(original, offset))
+        // A problem at a line of the chapter as written.
+        let at = |offset: usize, message: &dyn std::fmt::Display| {
+            Error::at(original, offset, message)
+                .with_file(&shown)
+                .to_string()
         };
         for (offset, id) in heading_ids(original) {
             if id.is_none() {
                 failures.push(at(
                     offset,
-                    "a heading without an id: end it with {#some-id}",
+                    &"a heading without an id: end it with {#some-id}",
                 ));
             }
         }
         let origins = match origins(&root, original) {
             Ok(origins) => origins,
-            Err((offset, message)) => {
-                failures.push(at(offset, &message));
+            Err(e) => {
+                failures.push(e.with_file(&shown).to_string());
                 continue;
             }
         };
         let blocks = match rust_blocks(expanded) {
             Ok(blocks) => blocks,
-            Err((_, message)) => {
-                failures.push(format!("{shown}: after expansion: {message}"));
+            // Its line is one of the expanded text, which no one reads.
+            Err(e) => {
+                failures.push(
+                    Error::in_file(&shown, format!("after expansion: {}", e.message())).to_string(),
+                );
                 continue;
             }
         };
         if blocks.len() != origins.len() {
-            failures.push(format!(
-                "{shown}: {} rust blocks after expansion, {} written in the chapter: \
-                 does an include bring in code blocks?",
-                blocks.len(),
-                origins.len()
-            ));
+            failures.push(
+                Error::in_file(
+                    &shown,
+                    format!(
+                        "{} rust blocks after expansion, {} written in the chapter: \
+                         does an include bring in code blocks?",
+                        blocks.len(),
+                        origins.len()
+                    ),
+                )
+                .to_string(),
+            );
             continue;
         }
         let unpruned_blocks = match rust_blocks(unpruned) {
             Ok(blocks) if blocks.len() == origins.len() => blocks,
             _ => {
-                failures.push(format!(
-                    "{shown}: the unpruned copies have other rust blocks than the book"
-                ));
+                failures.push(
+                    Error::in_file(
+                        &shown,
+                        "the unpruned copies have other rust blocks than the book",
+                    )
+                    .to_string(),
+                );
                 continue;
             }
         };
@@ -164,14 +181,14 @@ fn main() {
             if visible_lines(&block.body) == 0 {
                 failures.push(at(
                     *offset,
-                    "the block shows the reader nothing (an empty anchor or range?)",
+                    &"the block shows the reader nothing (an empty anchor or range?)",
                 ));
                 continue;
             }
             let program = match program::program(block) {
                 Ok(program) => program,
-                Err(message) => {
-                    failures.push(at(*offset, &message));
+                Err(e) => {
+                    failures.push(at(*offset, &e));
                     continue;
                 }
             };
@@ -201,8 +218,8 @@ fn main() {
             if !module_in_appendix_c && shown_lines(&block.body) != shown_lines(&unpruned.body) {
                 failures.push(at(
                     *offset,
-                    "the block shows other lines than mdBook's includes would \
-                     (the plug-in's expansion of listings modules must change hidden lines only)",
+                    &"the block shows other lines than mdBook's includes would \
+                      (the plug-in's expansion of listings modules must change hidden lines only)",
                 ));
             }
             if let Ok(old) = program::program(unpruned) {
@@ -310,11 +327,8 @@ fn expand(
         let path = path.to_string_lossy().replace('\\', "/");
         let dir = src.join(&path);
         let dir = dir.parent().unwrap();
-        for (offset, message) in check_includes(&chapter.content, dir) {
-            failures.push(format!(
-                "src/{path}:{}: {message}",
-                line_of(&chapter.content, offset)
-            ));
+        for problem in check_includes(&chapter.content, dir) {
+            failures.push(problem.with_file(format!("src/{path}")).to_string());
         }
         originals.push((path, chapter.content.clone()));
     }
@@ -386,8 +400,9 @@ fn expand(
 
 /// Where each rust block of the rendered chapter comes from, in order: the
 /// test name and the byte offset (in the chapter as written) of the fence,
-/// or of the `{{#listings}}` directive that writes it.
-fn origins(root: &Path, original: &str) -> Result<Vec<(String, usize)>, (usize, String)> {
+/// or of the `{{#listings}}` directive that writes it. An error is at its
+/// line of `original`.
+fn origins(root: &Path, original: &str) -> Result<Vec<(String, usize)>, Error> {
     let mut origins: Vec<(usize, String)> = rust_blocks(original)?
         .into_iter()
         .map(|block| {
@@ -402,7 +417,7 @@ fn origins(root: &Path, original: &str) -> Result<Vec<(String, usize)>, (usize, 
             continue;
         }
         let files = listing_files::files(root, directive.args)
-            .map_err(|e| (directive.range.start, e.to_string()))?;
+            .map_err(|e| Error::at(original, directive.range.start, e))?;
         for (file, shown) in files {
             if shown != Shown::Text {
                 origins.push((directive.range.start, ident(&listing_anchor(&file))));

@@ -8,12 +8,12 @@
 //! `listings/tests` as Rust text. A new listing file appears without
 //! editing Markdown.
 
-use crate::Result;
 use crate::data::Listings;
 use crate::directives::relative;
 use crate::edition::{Edition, listing_anchor};
 use crate::frame::{Copies, Frames};
 use crate::program::RUST_TEXT;
+use crate::{Error, Result};
 use std::path::Path;
 
 /// The directive's name.
@@ -68,9 +68,9 @@ pub fn files(root: &Path, group: &str) -> Result<Vec<(String, Shown)>> {
 }
 
 fn walk(root: &Path, dir: &str, out: &mut Vec<String>) -> Result<()> {
-    let entries = std::fs::read_dir(root.join(dir)).map_err(|e| format!("{dir}: {e}"))?;
+    let entries = std::fs::read_dir(root.join(dir)).map_err(|e| Error::in_file(dir, e))?;
     for entry in entries {
-        let entry = entry.map_err(|e| format!("{dir}: {e}"))?;
+        let entry = entry.map_err(|e| Error::in_file(dir, e))?;
         let name = entry.file_name().to_string_lossy().into_owned();
         let path = format!("{dir}/{name}");
         if entry.path().is_dir() {
@@ -141,7 +141,7 @@ pub fn render(
                 };
                 let mut framed = frames
                     .write(&body, dir)
-                    .map_err(|e| format!("{file}: {e}"))?
+                    .map_err(|e| Error::in_file(&file, e))?
                     .unwrap_or(body);
                 if is_module {
                     let (program, left_out) = frames.split(&file)?;
@@ -151,7 +151,7 @@ pub fn render(
                     if frames.copies() == Copies::Pruned {
                         let at = framed
                             .find(&include)
-                            .ok_or_else(|| format!("{file}: the frame lost its include"))?;
+                            .ok_or_else(|| Error::in_file(&file, "the frame lost its include"))?;
                         framed.replace_range(at..at + include.len(), &format!("{program}\n"));
                     }
                     if !left_out.is_empty() {

@@ -15,8 +15,8 @@ use crate::bench::{self, Results};
 use crate::directives::{BENCH, check_includes, directives};
 use crate::edition::Edition;
 use crate::frame::{Copies, Frames};
-use crate::markdown::{fences, line_of};
-use crate::{Result, captions, data, listing_files, program};
+use crate::markdown::fences;
+use crate::{Error, Result, captions, data, listing_files, program};
 use mdbook_preprocessor::book::{Book, BookItem};
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
 use std::path::Path;
@@ -45,16 +45,22 @@ impl Preprocessor for AsyncBook {
         Self::NAME
     }
 
-    fn run(&self, ctx: &PreprocessorContext, mut book: Book) -> anyhow::Result<Book> {
+    /// mdBook's trait says what it returns: its `anyhow`-based error,
+    /// which holds ours.
+    fn run(
+        &self,
+        ctx: &PreprocessorContext,
+        mut book: Book,
+    ) -> mdbook_preprocessor::errors::Result<Book> {
         let src = ctx.root.join(&ctx.config.book.src);
-        process(&ctx.root, &src, &mut book).map_err(|e| anyhow::anyhow!("{e}"))?;
+        process(&ctx.root, &src, &mut book)?;
         Ok(book)
     }
 
     /// The frames, captions and appendices are for the HTML book, its link
     /// check, and our renderer (`pagefind`), which checks that each page's
     /// blocks are the programs the tests compile.
-    fn supports_renderer(&self, renderer: &str) -> anyhow::Result<bool> {
+    fn supports_renderer(&self, renderer: &str) -> mdbook_preprocessor::errors::Result<bool> {
         Ok(matches!(renderer, "html" | "linkcheck2" | "pagefind"))
     }
 }
@@ -72,7 +78,7 @@ pub fn process_with(root: &Path, src: &Path, book: &mut Book, copies: Copies) ->
     let pitfalls = data::pitfalls(root)?;
     let listings = data::listings(root)?;
     let frames = Frames::load_with(root, copies)?;
-    let results = Results::load(root)?;
+    let results = Results::load(root).map_err(Error::new)?;
     // What the appendices need to know of each edition: every chapter's
     // title and text, as written.
     let mut by_edition: Vec<(Edition, Vec<Chapter>)> =
@@ -160,20 +166,16 @@ struct Page<'a> {
 
 impl Page<'_> {
     fn process(&self, content: &str, edition: Option<(Edition, &[Chapter])>) -> Result<String> {
-        self.check(content).map_err(|(offset, e)| {
-            format!("src/{}:{}: {e}", self.path, line_of(content, offset))
-        })?;
+        // Errors name the page as the reader finds it: `src/ja/ch01-….md`.
+        let file = format!("src/{}", self.path);
+        self.check(content).map_err(|e| e.with_file(&file))?;
         // The measurements first: they change no line (a `{{#bench}}` is on
         // one line), so the line numbers below are still the author's.
-        let content = &bench::expand(content, self.results).map_err(|(offset, e)| {
-            format!("src/{}:{}: {e}", self.path, line_of(content, offset))
-        })?;
-        let at = |offset: usize,
-                  e: &dyn std::fmt::Display|
-         -> Box<dyn std::error::Error + Send + Sync> {
-            format!("src/{}:{}: {e}", self.path, line_of(content, offset)).into()
+        let content = &bench::expand(content, self.results).map_err(|e| e.with_file(&file))?;
+        let at = |offset: usize, e: &dyn std::fmt::Display| {
+            Error::at(content, offset, e).with_file(&file)
         };
-        let framed = self.write_frames(content, &|offset, e| at(offset, e))?;
+        let framed = self.write_frames(content).map_err(|e| e.with_file(&file))?;
         // The appendix directives, each replaced by what it stands for.
         let mut out = String::with_capacity(framed.len());
         let mut copied = 0;
@@ -214,17 +216,17 @@ impl Page<'_> {
         let captioned = captions::add(&out, self.path);
         self.frames
             .expand_includes(&captioned, self.dir)
-            .map_err(|e| format!("src/{}: {e}", self.path).into())
+            .map_err(|e| e.with_file(&file))
     }
 
-    /// What mdBook would let through and the book forbids, as
-    /// `(byte offset, message)`: an include of a missing file or anchor
-    /// (mdBook logs it and carries on, or shows nothing), a directive that
-    /// neither mdBook nor the plug-in knows (it would stay on the page as
-    /// written), and a ```rust block with `ignore` or another attribute the
-    /// book's tests do not accept ([`program::program`]: every block is
-    /// tested), and a ```rs block (Rust shown as text, for appendix C).
-    fn check(&self, content: &str) -> std::result::Result<(), (usize, String)> {
+    /// What mdBook would let through and the book forbids, at its line of
+    /// `content`: an include of a missing file or anchor (mdBook logs it
+    /// and carries on, or shows nothing), a directive that neither mdBook
+    /// nor the plug-in knows (it would stay on the page as written), and a
+    /// ```rust block with `ignore` or another attribute the book's tests
+    /// do not accept ([`program::program`]: every block is tested), and a
+    /// ```rs block (Rust shown as text, for appendix C).
+    fn check(&self, content: &str) -> Result<()> {
         if let Some(problem) = check_includes(content, &self.root.join(self.dir))
             .into_iter()
             .next()
@@ -235,7 +237,8 @@ impl Page<'_> {
             if !MDBOOK_DIRECTIVES.contains(&directive.name)
                 && !OWN_DIRECTIVES.contains(&directive.name)
             {
-                return Err((
+                return Err(Error::at(
+                    content,
                     directive.range.start,
                     format!(
                         "unknown directive `{}`: mdBook's are {}; the plug-in's are {} \
@@ -248,7 +251,7 @@ impl Page<'_> {
             }
         }
         for block in program::rust_blocks(content)? {
-            program::program(&block).map_err(|e| (block.offset, e))?;
+            program::program(&block).map_err(|e| Error::at(content, block.offset, e))?;
         }
         // ```rs is Rust that no test compiles: only appendix C's listing
         // files may show it, and the plug-in writes those blocks itself.
@@ -256,7 +259,8 @@ impl Page<'_> {
             .into_iter()
             .find(|fence| fence.language() == program::RUST_TEXT)
         {
-            return Err((
+            return Err(Error::at(
+                content,
                 fence.range.start,
                 format!(
                     "a ```{} block is Rust that no test compiles, which only appendix C's \
@@ -268,12 +272,9 @@ impl Page<'_> {
         Ok(())
     }
 
-    /// The content with every ```rust block's hidden frame written in.
-    fn write_frames(
-        &self,
-        content: &str,
-        at: &dyn Fn(usize, &dyn std::fmt::Display) -> Box<dyn std::error::Error + Send + Sync>,
-    ) -> Result<String> {
+    /// The content with every ```rust block's hidden frame written in; an
+    /// error is at its block's line of `content`.
+    fn write_frames(&self, content: &str) -> Result<String> {
         let mut out = String::with_capacity(content.len());
         let mut copied = 0;
         for fence in fences(content) {
@@ -303,7 +304,7 @@ impl Page<'_> {
             if let Some(framed) = self
                 .frames
                 .write(body, self.dir)
-                .map_err(|e| at(fence.range.start, &e))?
+                .map_err(|e| Error::at(content, fence.range.start, e))?
             {
                 out.push_str(&content[copied..body_start]);
                 out.push_str(&framed);

@@ -53,7 +53,7 @@ impl Renderer for Html {
         "html"
     }
 
-    fn render(&self, _: &RenderContext) -> anyhow::Result<()> {
+    fn render(&self, _: &RenderContext) -> mdbook_renderer::errors::Result<()> {
         Ok(())
     }
 }
