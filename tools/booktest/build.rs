@@ -15,8 +15,9 @@
 //!
 //! Where mdBook would log an error and carry on, or render nothing, this
 //! fails the build naming `src/<lang>/<file>.md:<line>`: a missing file or
-//! anchor, a block that shows nothing, `ignore`, an unknown attribute,
-//! another edition, a heading without an id.
+//! anchor, `ignore`, an unknown attribute, another edition (the
+//! preprocessor's checks, which run here as in every mdBook build), a
+//! block that shows nothing, a heading without an id.
 //!
 //! The book also goes through the pipeline a second time with unpruned
 //! copies (whole module files, as the frame wrote them before tests and
@@ -37,7 +38,7 @@ use std::sync::{Arc, Mutex};
 
 use mdbook_asyncbook::Error;
 use mdbook_asyncbook::captions::LISTINGS_PAGE;
-use mdbook_asyncbook::directives::{check_includes, directives};
+use mdbook_asyncbook::directives::directives;
 use mdbook_asyncbook::edition::listing_anchor;
 use mdbook_asyncbook::frame::Copies;
 use mdbook_asyncbook::listing_files::{self, Shown};
@@ -306,7 +307,7 @@ fn expand(
     let mut config = match Config::from_disk(root.join("book.toml")) {
         Ok(config) => config,
         Err(e) => {
-            failures.push(format!("book.toml: {e:#}"));
+            failures.push(Error::from(e).with_file("book.toml").to_string());
             return None;
         }
     };
@@ -321,20 +322,10 @@ fn expand(
         }
     };
     let src = md.source_dir();
-    let mut originals = Vec::new();
-    for chapter in md.book.chapters() {
-        let Some(path) = &chapter.path else { continue };
-        let path = path.to_string_lossy().replace('\\', "/");
-        let dir = src.join(&path);
-        let dir = dir.parent().unwrap();
-        for problem in check_includes(&chapter.content, dir) {
-            failures.push(problem.with_file(format!("src/{path}")).to_string());
-        }
-        originals.push((path, chapter.content.clone()));
-    }
-    if !failures.is_empty() {
-        return None;
-    }
+    // The chapters as written. The preprocessor, below, checks their
+    // includes: a missing file or anchor fails it, naming the chapter and
+    // line.
+    let originals = chapter_texts(&md.book);
     let ctx = PreprocessorContext::new(root.to_path_buf(), config, "html".into());
     let mut unpruned = md.book.clone();
     let book = match AsyncBook.run(&ctx, md.book) {
@@ -378,14 +369,8 @@ fn expand(
     if !failures.is_empty() {
         return None;
     }
-    let contents = |book: &Book| -> BTreeMap<String, String> {
-        book.chapters()
-            .filter_map(|c| {
-                let path = c.path.as_ref()?.to_string_lossy().replace('\\', "/");
-                Some((path, c.content.clone()))
-            })
-            .collect()
-    };
+    let contents =
+        |book: &Book| -> BTreeMap<String, String> { chapter_texts(book).into_iter().collect() };
     let (expanded, unpruned) = (contents(&book), contents(&unpruned));
     Some(
         originals
@@ -396,6 +381,16 @@ fn expand(
             })
             .collect(),
     )
+}
+
+/// Each chapter of `book` as `(path under src/, text)`, in reading order.
+fn chapter_texts(book: &Book) -> Vec<(String, String)> {
+    book.chapters()
+        .filter_map(|c| {
+            let path = c.path.as_ref()?.to_string_lossy().replace('\\', "/");
+            Some((path, c.content.clone()))
+        })
+        .collect()
 }
 
 /// Where each rust block of the rendered chapter comes from, in order: the
