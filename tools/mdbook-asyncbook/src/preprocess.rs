@@ -12,7 +12,7 @@
 
 use crate::appendix::{self, Chapter};
 use crate::bench::{self, Results};
-use crate::directives::{BENCH, check_includes, directives};
+use crate::directives::{BENCH, Directive, check_includes, directives};
 use crate::edition::Edition;
 use crate::frame::{Copies, Frames};
 use crate::markdown::fences;
@@ -30,6 +30,8 @@ pub const PITFALLS: &str = "pitfalls";
 const MDBOOK_DIRECTIVES: [&str; 4] = ["include", "rustdoc_include", "playground", "title"];
 /// The directives this preprocessor expands.
 const OWN_DIRECTIVES: [&str; 4] = [GLOSSARY, PITFALLS, listing_files::DIRECTIVE, BENCH];
+/// Those that it replaces by an appendix.
+const APPENDICES: [&str; 3] = [GLOSSARY, PITFALLS, listing_files::DIRECTIVE];
 
 /// The book's preprocessor, as mdBook's `Preprocessor`.
 #[derive(Debug, Default)]
@@ -176,35 +178,42 @@ impl Page<'_> {
             Error::at(content, offset, e).with_file(&file)
         };
         let framed = self.write_frames(content).map_err(|e| e.with_file(&file))?;
-        // The appendix directives, each replaced by what it stands for.
+        // The appendix directives, each replaced by what it stands for. The
+        // frames add lines to the blocks above a directive, and change no
+        // other line: its error is at the place of the same directive in
+        // `content`, the author's line.
+        let is_appendix = |d: &Directive<'_>| APPENDICES.contains(&d.name);
+        let mut written_at = directives(content)
+            .into_iter()
+            .filter(is_appendix)
+            .map(|d| d.range.start);
         let mut out = String::with_capacity(framed.len());
         let mut copied = 0;
-        for directive in directives(&framed) {
+        for directive in directives(&framed).into_iter().filter(is_appendix) {
+            let offset = written_at
+                .next()
+                .expect("the frames leave the appendix directives as they are");
+            let Some((edition, chapters)) = edition else {
+                return Err(at(
+                    offset,
+                    &"the appendices can only be written in an edition (ja/, zh/)",
+                ));
+            };
+            let (glossary, pitfalls, listings) = self.data;
             let replacement = match directive.name {
-                GLOSSARY | PITFALLS | listing_files::DIRECTIVE => {
-                    let Some((edition, chapters)) = edition else {
-                        return Err(at(
-                            directive.range.start,
-                            &"the appendices can only be written in an edition (ja/, zh/)",
-                        ));
-                    };
-                    let (glossary, pitfalls, listings) = self.data;
-                    match directive.name {
-                        GLOSSARY => appendix::glossary(glossary, edition, chapters),
-                        PITFALLS => appendix::pitfalls(pitfalls, edition, chapters)
-                            .map_err(|e| at(directive.range.start, &e))?,
-                        _ => listing_files::render(
-                            self.root,
-                            directive.args,
-                            edition,
-                            self.dir,
-                            listings,
-                            self.frames,
-                        )
-                        .map_err(|e| at(directive.range.start, &e))?,
-                    }
+                GLOSSARY => appendix::glossary(glossary, edition, chapters),
+                PITFALLS => {
+                    appendix::pitfalls(pitfalls, edition, chapters).map_err(|e| at(offset, &e))?
                 }
-                _ => continue,
+                _ => listing_files::render(
+                    self.root,
+                    directive.args,
+                    edition,
+                    self.dir,
+                    listings,
+                    self.frames,
+                )
+                .map_err(|e| at(offset, &e))?,
             };
             out.push_str(&framed[copied..directive.range.start]);
             out.push_str(&replacement);

@@ -352,6 +352,23 @@ fn an_appendix_outside_the_editions_is_an_error() {
 }
 
 #[test]
+fn an_appendix_mistake_after_framed_blocks_names_its_own_line() {
+    // The frames written into the blocks above add lines to the text the
+    // directive is read from: the line named is still the author's.
+    let copy = Copy::new("after-frames");
+    copy.edit(
+        "src/ja/ch01-timer.md",
+        "そのままです。\n",
+        "そのままです。\n\n{{#listings output}}\n",
+    );
+    assert_eq!(
+        copy.error(),
+        "mdbook-asyncbook: src/ja/ch01-timer.md:37: \
+         `{{#listings output}}`: the groups are src, examples, compile_fail, tests\n"
+    );
+}
+
+#[test]
 fn a_listing_file_without_a_description_is_an_error() {
     let copy = Copy::new("description");
     std::fs::write(
