@@ -43,7 +43,7 @@ use mdbook_asyncbook::edition::listing_anchor;
 use mdbook_asyncbook::frame::Copies;
 use mdbook_asyncbook::listing_files::{self, Shown};
 use mdbook_asyncbook::markdown::line_of;
-use mdbook_asyncbook::preprocess::{AsyncBook, process_with};
+use mdbook_asyncbook::preprocess::{AsyncBook, chapter_texts, process_with};
 use mdbook_asyncbook::program::{self, Mode, heading_ids, rust_blocks, visible_lines};
 use mdbook_driver::MDBook;
 use mdbook_driver::builtin_preprocessors::LinkPreprocessor;
@@ -381,16 +381,6 @@ fn expand(
             })
             .collect(),
     )
-}
-
-/// Each chapter of `book` as `(path under src/, text)`, in reading order.
-fn chapter_texts(book: &Book) -> Vec<(String, String)> {
-    book.chapters()
-        .filter_map(|c| {
-            let path = c.path.as_ref()?.to_string_lossy().replace('\\', "/");
-            Some((path, c.content.clone()))
-        })
-        .collect()
 }
 
 /// Where each rust block of the rendered chapter comes from, in order: the

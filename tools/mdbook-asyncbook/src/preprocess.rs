@@ -17,7 +17,7 @@ use crate::edition::Edition;
 use crate::frame::{Copies, Frames};
 use crate::markdown::fences;
 use crate::{Error, Result, captions, data, listing_files, program};
-use mdbook_preprocessor::book::{Book, BookItem};
+use mdbook_preprocessor::book::{Book, BookItem, Chapter as BookChapter};
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
 use std::path::Path;
 
@@ -86,7 +86,7 @@ pub fn process_with(root: &Path, src: &Path, book: &mut Book, copies: Copies) ->
     let mut by_edition: Vec<(Edition, Vec<Chapter>)> =
         Edition::ALL.iter().map(|&e| (e, Vec::new())).collect();
     for chapter in book.chapters() {
-        let Some(path) = chapter_path(&chapter.path) else {
+        let Some(path) = source_path(chapter) else {
             continue;
         };
         if let Some(edition) = Edition::of_path(&path) {
@@ -116,7 +116,7 @@ pub fn process_with(root: &Path, src: &Path, book: &mut Book, copies: Copies) ->
         if result.is_err() {
             return;
         }
-        let Some(path) = chapter_path(&chapter.path) else {
+        let Some(path) = source_path(chapter) else {
             return;
         };
         let edition_chapters = Edition::of_path(&path).map(|edition| {
@@ -147,10 +147,21 @@ pub fn process_with(root: &Path, src: &Path, book: &mut Book, copies: Copies) ->
     result
 }
 
-/// A chapter's path under `src/`, with `/` separators.
-fn chapter_path(path: &Option<std::path::PathBuf>) -> Option<String> {
-    path.as_ref()
+/// A chapter's source path under `src/`, with `/` separators
+/// (`ja/ch01-future-trait.md`); `None` for a draft.
+pub fn source_path(chapter: &BookChapter) -> Option<String> {
+    chapter
+        .path
+        .as_ref()
         .map(|p| p.to_string_lossy().replace('\\', "/"))
+}
+
+/// Every chapter of `book` but drafts, as `(source path, text)`, in
+/// reading order: how the book's tests read a book.
+pub fn chapter_texts(book: &Book) -> Vec<(String, String)> {
+    book.chapters()
+        .filter_map(|c| Some((source_path(c)?, c.content.clone())))
+        .collect()
 }
 
 /// One page, and what processing it needs.

@@ -15,6 +15,7 @@
 
 use crate::edition::Edition;
 use crate::hidden::{self, Chunks};
+use crate::preprocess::source_path;
 use crate::print;
 use crate::program::{program, rust_blocks};
 use crate::{Error, Result};
@@ -101,15 +102,6 @@ pub fn run(input: impl Read) -> Result<()> {
     std::fs::write(&file, serde_json::to_string_pretty(&programs)?)
         .map_err(|e| Error::in_file(file.display(), e))?;
     index(&html)
-}
-
-/// A chapter's source path under `src/`, with `/` separators
-/// (`ja/ch01-future-trait.md`); `None` for a draft.
-fn source_path(chapter: &Chapter) -> Option<String> {
-    chapter
-        .path
-        .as_ref()
-        .map(|p| p.to_string_lossy().replace('\\', "/"))
 }
 
 /// Where theme/diagrams.js loads mermaid.js from, under the HTML book.
