@@ -764,28 +764,19 @@ mod tests {
             ],
         };
         let collected = measure::collected_by_the_report(&report, "echo");
-        let value = |id: &str| {
-            collected
-                .measures
-                .iter()
-                .find(|m| m.id == id)
-                .map(|m| m.value)
-        };
+        let value = |id: &str| collected.value(id);
         assert_eq!(value("echo/throughput-1/book-ch10"), Some(8.0));
         assert_eq!(value("echo/p50-1/book-ch10"), Some(100.0));
         assert_eq!(value("echo/p99-1/book-ch10"), Some(300.0));
         assert_eq!(value("echo/param/message-bytes"), Some(1024.0));
         assert_eq!(value("echo/param/seconds"), Some(2.0));
         assert_eq!(value("echo/p99-100/book-ch10"), None);
-        for problem in [
-            "echo.json: a quick run (`-- --test` or BENCH_QUICK=1), with a quick run's sizes",
-            "echo.json: book-ch10 with 100 connections failed: connect timed out",
-        ] {
-            assert!(
-                collected.problems.iter().any(|p| p == problem),
-                "{problem} in {:#?}",
-                collected.problems
-            );
-        }
+        measure::assert_reported(
+            &collected,
+            &[
+                "echo.json: a quick run (`-- --test` or BENCH_QUICK=1), with a quick run's sizes",
+                "echo.json: book-ch10 with 100 connections failed: connect timed out",
+            ],
+        );
     }
 }

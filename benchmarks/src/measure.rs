@@ -317,6 +317,19 @@ pub(crate) fn collected_by_the_report<F: RawFile>(
     bench_report::collect(&bundle).unwrap()
 }
 
+/// For the groups' tests: fails unless `collected` reports each of
+/// `problems`, word for word.
+#[cfg(test)]
+pub(crate) fn assert_reported(collected: &bench_report::Collected, problems: &[&str]) {
+    for problem in problems {
+        assert!(
+            collected.problems.iter().any(|p| p == problem),
+            "{problem} in {:#?}",
+            collected.problems
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -604,13 +604,7 @@ mod tests {
             ],
         };
         let collected = measure::collected_by_the_report(&report, "timers");
-        let value = |id: &str| {
-            collected
-                .measures
-                .iter()
-                .find(|m| m.id == id)
-                .map(|m| m.value)
-        };
+        let value = |id: &str| collected.value(id);
         // Medians over the two runs of each run's own percentile.
         assert_eq!(value("timers/wall/book-ch07"), Some(105.0));
         assert_eq!(value("timers/overhead/book-ch07"), Some(5.0));
@@ -621,15 +615,12 @@ mod tests {
         assert_eq!(value("timers/param/count"), Some(3.0));
         assert_eq!(value("timers/param/duration-ms"), Some(100.0));
         assert_eq!(value("timers/p99/book-ch02"), None);
-        for problem in [
-            "timers.json: book-ch02: failed: no threads",
-            "timers.json: book-ch02 failed: no threads",
-        ] {
-            assert!(
-                collected.problems.iter().any(|p| p == problem),
-                "{problem} in {:#?}",
-                collected.problems
-            );
-        }
+        measure::assert_reported(
+            &collected,
+            &[
+                "timers.json: book-ch02: failed: no threads",
+                "timers.json: book-ch02 failed: no threads",
+            ],
+        );
     }
 }

@@ -236,7 +236,7 @@ mod tests {
 
     const CLIENTS: usize = 8;
     const ROUNDS: usize = 5;
-    const CHUNK: usize = 8 * 1024;
+    const CHUNK: usize = 8192;
     /// `report_everything_spuriously` calls between two rounds.
     const SPURIOUS_PER_ROUND: usize = 10;
 
@@ -270,6 +270,32 @@ mod tests {
             stopped,
         ));
         (addr, stats, stop, server)
+    }
+
+    #[test]
+    fn open_connections_are_the_accepted_ones_minus_every_way_of_ending() {
+        let stats = Stats::default();
+        for (counter, n) in [
+            (&stats.accepted, 10),
+            (&stats.finished, 3),
+            (&stats.failed, 2),
+            (&stats.idle_closed, 1),
+        ] {
+            counter.set(n);
+        }
+        assert_eq!(stats.open(), 4);
+    }
+
+    #[test]
+    fn only_errors_about_the_queued_connection_are_skipped_at_once() {
+        for skipped in [Errno::CONNABORTED, Errno::PROTO, Errno::NETUNREACH] {
+            assert!(lost_in_the_queue(&skipped.into()), "{skipped:?}");
+        }
+        // Out of descriptors or memory: back off instead.
+        for kept in [Errno::MFILE, Errno::NFILE, Errno::NOBUFS, Errno::NOMEM] {
+            assert!(!lost_in_the_queue(&kept.into()), "{kept:?}");
+        }
+        assert!(!lost_in_the_queue(&io::Error::other("not an errno")));
     }
 
     #[test]

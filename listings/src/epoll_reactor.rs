@@ -620,30 +620,10 @@ mod tests {
 
     #[test]
     fn block_on_writes_no_eventfd_for_the_reports_it_takes_itself() {
-        use std::io::Read;
         let reactor = Arc::new(Reactor::new().unwrap());
-        let (ours, mut theirs) = UnixStream::pair().unwrap();
-        let ours = crate::async_fd::Async::new(&reactor, ours).unwrap();
-        // 100 messages, each sent once the last was answered.
-        let peer = thread::spawn(move || {
-            for i in 0..100u8 {
-                theirs.write_all(&[i]).unwrap();
-                let mut answer = [0];
-                theirs.read_exact(&mut answer).unwrap();
-                assert_eq!(answer, [i]);
-            }
-        });
+        let (echo, peer) = crate::test_executors::a_hundred_messages(&reactor);
         let before = crate::syscall_counts::Counts::now();
-        reactor
-            .block_on(async {
-                let mut buf = [0; 1];
-                for i in 0..100u8 {
-                    assert_eq!(ours.read(&mut buf).await.unwrap(), 1);
-                    assert_eq!(buf, [i]);
-                    ours.write_all(&buf).await.unwrap();
-                }
-            })
-            .unwrap();
+        reactor.block_on(echo).unwrap();
         let counts = crate::syscall_counts::Counts::since(before);
         peer.join().unwrap();
         // Each report wakes the future while this thread is awake: no

@@ -281,7 +281,9 @@ impl Executor {
             queue = self.shared.changed.wait(queue).unwrap();
         }
     }
+    // ANCHOR_END: run
 
+    // ANCHOR: drop_abandoned
     /// Drops the futures of tasks that nothing can wake, here, then counts
     /// the tasks out. Returns the first panic of their destructors.
     fn drop_abandoned(&self, abandoned: Vec<BoxedFuture>) -> thread::Result<()> {
@@ -295,7 +297,9 @@ impl Executor {
         first_panic.map_or(Ok(()), Err)
     }
 }
+// ANCHOR_END: drop_abandoned
 
+// ANCHOR: keep_first_panic
 /// Keeps the first panic of `outcome` in `first`. A later one is dropped,
 /// and should dropping it panic too (a payload is any value), that panic is
 /// forgotten: nothing may unwind out of `run` with tasks left behind.
@@ -307,7 +311,9 @@ fn keep_first_panic(first: &mut Option<Box<dyn Any + Send>>, outcome: thread::Re
         std::mem::forget(again);
     }
 }
+// ANCHOR_END: keep_first_panic
 
+// ANCHOR: poll
 /// What `run` does next.
 enum Next {
     /// Poll this task.
@@ -364,7 +370,9 @@ impl Task {
         first_panic.map_or(Ok(()), Err)
     }
 }
+// ANCHOR_END: poll
 
+// ANCHOR: task_drop
 impl Drop for Task {
     fn drop(&mut self) {
         // The last reference went before the future completed: neither the
@@ -400,7 +408,7 @@ impl Drop for Task {
         self.shared.changed.notify_one();
     }
 }
-// ANCHOR_END: run
+// ANCHOR_END: task_drop
 
 impl Drop for Executor {
     fn drop(&mut self) {

@@ -499,16 +499,23 @@ mod tests {
         assert_eq!(registering.join().unwrap(), id);
     }
 
-    #[test]
-    fn cancelled_deadlines_are_swept_out_of_the_heap() {
+    /// 100 pending timers (ids 0 to 99), all due at `later`, and their
+    /// deadlines.
+    fn a_hundred_pending(later: Instant) -> (Timers, Deadlines) {
         let timers = Timers::default();
         let mut deadlines = Deadlines::default();
-        let later = Instant::now() + Duration::from_secs(3600);
-        // 100 pending timers, then 10,000 cancelled ones (entries gone).
         for i in 0..100 {
             timers.lock().unwrap().insert(TimerId(i), TimerState::Ready);
             deadlines.push(later, TimerId(i), &timers);
         }
+        (timers, deadlines)
+    }
+
+    #[test]
+    fn cancelled_deadlines_are_swept_out_of_the_heap() {
+        let later = Instant::now() + Duration::from_secs(3600);
+        // 100 pending timers, then 10,000 cancelled ones (entries gone).
+        let (timers, mut deadlines) = a_hundred_pending(later);
         for i in 100..10_100 {
             deadlines.push(later, TimerId(i), &timers);
             // Never more than twice the pending timers (or 64).
@@ -525,13 +532,8 @@ mod tests {
         // 100 pending timers, then cancelled ones: the heap grows to twice
         // the pending timers before each sweep (amortized O(1) a timer),
         // and a sweep keeps exactly the pending ones.
-        let timers = Timers::default();
-        let mut deadlines = Deadlines::default();
         let later = Instant::now() + Duration::from_secs(3600);
-        for i in 0..100 {
-            timers.lock().unwrap().insert(TimerId(i), TimerState::Ready);
-            deadlines.push(later, TimerId(i), &timers);
-        }
+        let (timers, mut deadlines) = a_hundred_pending(later);
         assert_eq!(deadlines.heap.len(), 100);
         let mut lengths = Vec::new();
         for i in 100..600 {

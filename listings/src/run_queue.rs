@@ -125,6 +125,8 @@ impl RunQueue {
     /// would panic, perhaps with the queue's lock held.)
     fn note(&self, line: std::fmt::Arguments<'_>) {
         if self.trace {
+            #[cfg(all(test, not(loom)))]
+            tests::noted(line);
             let _ = writeln!(std::io::stdout(), "{line}");
         }
     }
@@ -454,15 +456,26 @@ mod tests {
         );
     }
 
-    /// How many times thread `tid` of this process has gone to sleep (its
-    /// voluntary context switches, as Linux counts them).
-    fn sleeps_of(tid: i32) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/self/task/{tid}/status")).unwrap();
-        let line = status
-            .lines()
-            .find(|line| line.starts_with("voluntary_ctxt_switches:"))
-            .unwrap();
-        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    /// The lines traced executors have noted in these tests, each with
+    /// the thread that noted it: a test can follow what its executor's
+    /// thread has done without timing it, or counting what the kernel or
+    /// valgrind counts for that thread.
+    static NOTES: std::sync::Mutex<Vec<(thread::ThreadId, String)>> =
+        std::sync::Mutex::new(Vec::new());
+
+    /// Records a line of a traced executor's trace.
+    pub(super) fn noted(line: std::fmt::Arguments<'_>) {
+        let mut notes = NOTES.lock().unwrap_or_else(PoisonError::into_inner);
+        notes.push((thread::current().id(), line.to_string()));
+    }
+
+    /// How many lines starting with `start` thread `noter` has noted.
+    fn notes_of(noter: thread::ThreadId, start: &str) -> usize {
+        let notes = NOTES.lock().unwrap_or_else(PoisonError::into_inner);
+        notes
+            .iter()
+            .filter(|(thread, line)| *thread == noter && line.starts_with(start))
+            .count()
     }
 
     /// Whether thread `tid` of this process is asleep now (state `S`).
@@ -474,14 +487,17 @@ mod tests {
     }
 
     /// Runs one task that waits for a wake from another thread, which
-    /// comes only once the executor's thread has gone to sleep `sleeps`
-    /// more times after the task's first poll, and is asleep. (After two,
-    /// an executor that naps has come back from one nap and looked at its
-    /// empty queue; one that blocks sleeps once, for good.)
-    fn idle_until_the_executor_has_slept(idle: Idle, sleeps: u64) -> Stats {
-        let executor = Executor::new(idle);
+    /// comes only once the executor (traced) has found its queue empty
+    /// `idles` times, and its thread is asleep. (After two, an executor
+    /// that naps has come back from one nap to its empty queue; one that
+    /// blocks finds it empty once, and sleeps for good.)
+    fn idle_until_the_executor_has_idled(idle: Idle, idles: usize) -> Stats {
+        let executor = Executor::traced(idle);
         let (waker_tx, waker_rx) = mpsc::channel::<Waker>();
-        let tid = rustix::thread::gettid().as_raw_nonzero().get();
+        let (tid, me) = (
+            rustix::thread::gettid().as_raw_nonzero().get(),
+            thread::current().id(),
+        );
         let mut waited = false;
         executor.spawn(
             "waits for the other thread",
@@ -496,10 +512,11 @@ mod tests {
         );
         let releaser = thread::spawn(move || {
             let waker = waker_rx.recv_timeout(PATIENCE).unwrap();
-            let before = sleeps_of(tid);
             let start = std::time::Instant::now();
-            while sleeps_of(tid) < before + sleeps || !asleep(tid) {
-                assert!(start.elapsed() < PATIENCE, "the executor never slept");
+            // Every "queue empty" of this thread comes after the first
+            // poll: the task is all there is.
+            while notes_of(me, "queue empty") < idles || !asleep(tid) {
+                assert!(start.elapsed() < PATIENCE, "the executor never idled");
                 thread::sleep(Duration::from_millis(1));
             }
             waker.wake();
@@ -512,10 +529,10 @@ mod tests {
     #[test]
     fn sleeping_when_idle_wakes_up_for_nothing_blocking_does_not() {
         // The same work both ways: one task waits for a wake that comes
-        // once the executor's thread has slept (twice when it naps, so
-        // that one nap is over; once when it blocks, for good).
-        let sleeping = idle_until_the_executor_has_slept(Idle::Sleep(Duration::from_millis(10)), 2);
-        let blocking = idle_until_the_executor_has_slept(Idle::Block, 0);
+        // once the executor has found its queue empty (twice when it
+        // naps, so that one nap is over; once when it blocks, for good).
+        let sleeping = idle_until_the_executor_has_idled(Idle::Sleep(Duration::from_millis(10)), 2);
+        let blocking = idle_until_the_executor_has_idled(Idle::Block, 1);
         // Two polls either way: the first, and one after the wake.
         assert_eq!(sleeping.polls, 2);
         assert_eq!(blocking.polls, 2);

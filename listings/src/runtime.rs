@@ -688,31 +688,12 @@ mod tests {
 
     #[test]
     fn a_hundred_messages_make_one_wait_each_and_no_eventfd_write() {
-        use std::io::{Read, Write};
         let rt = runtime();
-        let (ours, mut theirs) = std::os::unix::net::UnixStream::pair().unwrap();
-        let ours = crate::async_fd::Async::new(rt.handle().reactor(), ours).unwrap();
-        // The other thread sends a byte, and the next only once the
-        // runtime has answered: 100 messages, each waited for apart. It
-        // wakes nothing; the reactor's reports do.
-        let peer = thread::spawn(move || {
-            for i in 0..100u8 {
-                theirs.write_all(&[i]).unwrap();
-                let mut answer = [0];
-                theirs.read_exact(&mut answer).unwrap();
-                assert_eq!(answer, [i]);
-            }
-        });
+        // The other thread's messages wake nothing; the reactor's reports
+        // do.
+        let (echo, peer) = crate::test_executors::a_hundred_messages(rt.handle().reactor());
         let before = Counts::now();
-        rt.block_on(async {
-            let mut buf = [0; 1];
-            for i in 0..100u8 {
-                assert_eq!(ours.read(&mut buf).await.unwrap(), 1);
-                assert_eq!(buf, [i]);
-                ours.write_all(&buf).await.unwrap();
-            }
-        })
-        .unwrap();
+        rt.block_on(echo).unwrap();
         let counts = Counts::since(before);
         peer.join().unwrap();
         // Every wake came while the runtime's thread was awake (it had

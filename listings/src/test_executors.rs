@@ -1,6 +1,7 @@
-//! What the tests of chapter 3's executors share: the first executor's
-//! failures (`pitfalls::channel_executor`) and the corrected executor
-//! (`fixed_executor`) are tested with the same scenes.
+//! Scenes the tests of several executors share: chapter 3's first
+//! executor's failures (`pitfalls::channel_executor`) and the corrected
+//! executor (`fixed_executor`) are tested with the same scenes, and so are
+//! the `block_on`s and runtimes of chapters 6 to 10.
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -120,4 +121,34 @@ pub fn scrambled_delays() -> Vec<Duration> {
             Duration::from_micros((x >> 33) % 300_000)
         })
         .collect()
+}
+
+/// The scene of "a report wakes its task while the thread is awake", for
+/// chapter 8's `block_on` and chapter 9's runtime: another thread sends a
+/// byte, and the next only once the last was echoed (100 messages, each
+/// waited for apart). Returns the future that echoes them through
+/// `reactor`, and that thread, which checks every echo.
+pub fn a_hundred_messages(
+    reactor: &Arc<crate::epoll_reactor::Reactor>,
+) -> (impl Future<Output = ()> + 'static, thread::JoinHandle<()>) {
+    use std::io::{Read, Write};
+    let (ours, mut theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+    let ours = crate::async_fd::Async::new(reactor, ours).unwrap();
+    let peer = thread::spawn(move || {
+        for i in 0..100u8 {
+            theirs.write_all(&[i]).unwrap();
+            let mut answer = [0];
+            theirs.read_exact(&mut answer).unwrap();
+            assert_eq!(answer, [i]);
+        }
+    });
+    let echo = async move {
+        let mut buf = [0; 1];
+        for i in 0..100u8 {
+            assert_eq!(ours.read(&mut buf).await.unwrap(), 1);
+            assert_eq!(buf, [i]);
+            ours.write_all(&buf).await.unwrap();
+        }
+    };
+    (echo, peer)
 }

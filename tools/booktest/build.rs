@@ -15,8 +15,9 @@
 //!
 //! Where mdBook would log an error and carry on, or render nothing, this
 //! fails the build naming `src/<lang>/<file>.md:<line>`: a missing file or
-//! anchor, a block that shows nothing, `ignore`, an unknown attribute,
-//! another edition, a heading without an id.
+//! anchor, `ignore`, an unknown attribute, another edition (the
+//! preprocessor's checks, which run here as in every mdBook build), a
+//! block that shows nothing, a heading without an id.
 //!
 //! The book also goes through the pipeline a second time with unpruned
 //! copies (whole module files, as the frame wrote them before tests and
@@ -35,13 +36,14 @@ use std::path::{Path, PathBuf};
 use std::process;
 use std::sync::{Arc, Mutex};
 
+use mdbook_asyncbook::Error;
 use mdbook_asyncbook::captions::LISTINGS_PAGE;
-use mdbook_asyncbook::directives::{check_includes, directives};
+use mdbook_asyncbook::directives::directives;
 use mdbook_asyncbook::edition::listing_anchor;
 use mdbook_asyncbook::frame::Copies;
 use mdbook_asyncbook::listing_files::{self, Shown};
 use mdbook_asyncbook::markdown::line_of;
-use mdbook_asyncbook::preprocess::{AsyncBook, process_with};
+use mdbook_asyncbook::preprocess::{AsyncBook, chapter_texts, process_with};
 use mdbook_asyncbook::program::{self, Mode, heading_ids, rust_blocks, visible_lines};
 use mdbook_driver::MDBook;
 use mdbook_driver::builtin_preprocessors::LinkPreprocessor;
@@ -108,46 +110,62 @@ fn main() {
             .to_string_lossy()
             .into_owned();
         let shown = format!("src/{path}");
-        let at = |offset: usize, message: &str| {
-            format!("{shown}:{}: {message}", line_of(original, offset))
+        // A problem at a line of the chapter as written.
+        let at = |offset: usize, message: &dyn std::fmt::Display| {
+            Error::at(original, offset, message)
+                .with_file(&shown)
+                .to_string()
         };
         for (offset, id) in heading_ids(original) {
             if id.is_none() {
                 failures.push(at(
                     offset,
-                    "a heading without an id: end it with {#some-id}",
+                    &"a heading without an id: end it with {#some-id}",
                 ));
             }
         }
         let origins = match origins(&root, original) {
             Ok(origins) => origins,
-            Err((offset, message)) => {
-                failures.push(at(offset, &message));
+            Err(e) => {
+                failures.push(e.with_file(&shown).to_string());
                 continue;
             }
         };
         let blocks = match rust_blocks(expanded) {
             Ok(blocks) => blocks,
-            Err((_, message)) => {
-                failures.push(format!("{shown}: after expansion: {message}"));
+            // Its line is one of the expanded text, which no one reads.
+            Err(e) => {
+                failures.push(
+                    Error::in_file(&shown, format!("after expansion: {}", e.message())).to_string(),
+                );
                 continue;
             }
         };
         if blocks.len() != origins.len() {
-            failures.push(format!(
-                "{shown}: {} rust blocks after expansion, {} written in the chapter: \
-                 does an include bring in code blocks?",
-                blocks.len(),
-                origins.len()
-            ));
+            failures.push(
+                Error::in_file(
+                    &shown,
+                    format!(
+                        "{} rust blocks after expansion, {} written in the chapter: \
+                         does an include bring in code blocks?",
+                        blocks.len(),
+                        origins.len()
+                    ),
+                )
+                .to_string(),
+            );
             continue;
         }
         let unpruned_blocks = match rust_blocks(unpruned) {
             Ok(blocks) if blocks.len() == origins.len() => blocks,
             _ => {
-                failures.push(format!(
-                    "{shown}: the unpruned copies have other rust blocks than the book"
-                ));
+                failures.push(
+                    Error::in_file(
+                        &shown,
+                        "the unpruned copies have other rust blocks than the book",
+                    )
+                    .to_string(),
+                );
                 continue;
             }
         };
@@ -164,14 +182,14 @@ fn main() {
             if visible_lines(&block.body) == 0 {
                 failures.push(at(
                     *offset,
-                    "the block shows the reader nothing (an empty anchor or range?)",
+                    &"the block shows the reader nothing (an empty anchor or range?)",
                 ));
                 continue;
             }
             let program = match program::program(block) {
                 Ok(program) => program,
-                Err(message) => {
-                    failures.push(at(*offset, &message));
+                Err(e) => {
+                    failures.push(at(*offset, &e));
                     continue;
                 }
             };
@@ -193,15 +211,16 @@ fn main() {
             // mdBook's own includes show. Except in appendix C's sections of
             // modules, which show a module as a program, without the tests
             // and loom code that follow it as Rust text (the plug-in's
-            // `listing_files` tests check that the two hold the whole file);
+            // `listing_files` tests check, on its fixture, that the two hold
+            // the whole file);
             // the copies test still checks what the program leaves out.
             let module_in_appendix_c =
                 path.ends_with(LISTINGS_PAGE) && test.starts_with("listing_src_");
             if !module_in_appendix_c && shown_lines(&block.body) != shown_lines(&unpruned.body) {
                 failures.push(at(
                     *offset,
-                    "the block shows other lines than mdBook's includes would \
-                     (the plug-in's expansion of listings modules must change hidden lines only)",
+                    &"the block shows other lines than mdBook's includes would \
+                      (the plug-in's expansion of listings modules must change hidden lines only)",
                 ));
             }
             if let Ok(old) = program::program(unpruned) {
@@ -288,7 +307,7 @@ fn expand(
     let mut config = match Config::from_disk(root.join("book.toml")) {
         Ok(config) => config,
         Err(e) => {
-            failures.push(format!("book.toml: {e:#}"));
+            failures.push(Error::from(e).with_file("book.toml").to_string());
             return None;
         }
     };
@@ -303,23 +322,10 @@ fn expand(
         }
     };
     let src = md.source_dir();
-    let mut originals = Vec::new();
-    for chapter in md.book.chapters() {
-        let Some(path) = &chapter.path else { continue };
-        let path = path.to_string_lossy().replace('\\', "/");
-        let dir = src.join(&path);
-        let dir = dir.parent().unwrap();
-        for (offset, message) in check_includes(&chapter.content, dir) {
-            failures.push(format!(
-                "src/{path}:{}: {message}",
-                line_of(&chapter.content, offset)
-            ));
-        }
-        originals.push((path, chapter.content.clone()));
-    }
-    if !failures.is_empty() {
-        return None;
-    }
+    // The chapters as written. The preprocessor, below, checks their
+    // includes: a missing file or anchor fails it, naming the chapter and
+    // line.
+    let originals = chapter_texts(&md.book);
     let ctx = PreprocessorContext::new(root.to_path_buf(), config, "html".into());
     let mut unpruned = md.book.clone();
     let book = match AsyncBook.run(&ctx, md.book) {
@@ -363,14 +369,8 @@ fn expand(
     if !failures.is_empty() {
         return None;
     }
-    let contents = |book: &Book| -> BTreeMap<String, String> {
-        book.chapters()
-            .filter_map(|c| {
-                let path = c.path.as_ref()?.to_string_lossy().replace('\\', "/");
-                Some((path, c.content.clone()))
-            })
-            .collect()
-    };
+    let contents =
+        |book: &Book| -> BTreeMap<String, String> { chapter_texts(book).into_iter().collect() };
     let (expanded, unpruned) = (contents(&book), contents(&unpruned));
     Some(
         originals
@@ -385,8 +385,9 @@ fn expand(
 
 /// Where each rust block of the rendered chapter comes from, in order: the
 /// test name and the byte offset (in the chapter as written) of the fence,
-/// or of the `{{#listings}}` directive that writes it.
-fn origins(root: &Path, original: &str) -> Result<Vec<(String, usize)>, (usize, String)> {
+/// or of the `{{#listings}}` directive that writes it. An error is at its
+/// line of `original`.
+fn origins(root: &Path, original: &str) -> Result<Vec<(String, usize)>, Error> {
     let mut origins: Vec<(usize, String)> = rust_blocks(original)?
         .into_iter()
         .map(|block| {
@@ -401,7 +402,7 @@ fn origins(root: &Path, original: &str) -> Result<Vec<(String, usize)>, (usize, 
             continue;
         }
         let files = listing_files::files(root, directive.args)
-            .map_err(|e| (directive.range.start, e.to_string()))?;
+            .map_err(|e| Error::at(original, directive.range.start, e))?;
         for (file, shown) in files {
             if shown != Shown::Text {
                 origins.push((directive.range.start, ident(&listing_anchor(&file))));

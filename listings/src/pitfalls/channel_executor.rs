@@ -3,9 +3,12 @@
 //! makes one of its failures happen, and the tests of
 //! [`super::super::fixed_executor`] check the fix.
 //!
-//! Two of the failures are deadlocks. A deadlock never ends, so the tests
-//! wait half a second to be sure nothing moves and then leave the stuck
-//! threads where they are; they end with the test process.
+//! One of the failures, a wake-up that blocks, is a deadlock, and two tests
+//! make it happen. A deadlock never ends, so they wait half a second
+//! (`STUCK`) to be sure nothing moves and then leave the stuck threads
+//! where they are; they end with the test process. The test of `run`
+//! returning late waits as long, only to see that `run` has not returned
+//! yet.
 
 #[cfg(all(test, not(loom)))]
 mod tests {

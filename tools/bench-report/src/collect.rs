@@ -29,6 +29,11 @@ impl Collected {
     fn push(&mut self, id: String, value: f64, unit: Unit) {
         self.measures.push(Measure { id, value, unit });
     }
+
+    /// The value of measure `id`, if the run has it.
+    pub fn value(&self, id: &str) -> Option<f64> {
+        self.measures.iter().find(|m| m.id == id).map(|m| m.value)
+    }
 }
 
 /// Reads a bundle: criterion's estimates (ns per iteration, per element

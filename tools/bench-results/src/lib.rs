@@ -39,5 +39,4 @@ pub const REPORT_COMMAND: &str = "tools/bench-report/run";
 pub const MEASURE_COMMAND: &str = "cargo bench -p benchmarks";
 
 /// Errors end the program with a message; there is nothing to recover.
-/// (The same shape as the plug-in's `Result`.)
 pub type Result<T> = std::result::Result<T, Box<dyn std::error::Error + Send + Sync>>;

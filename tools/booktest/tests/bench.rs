@@ -10,8 +10,8 @@
 mod common;
 
 use common::root;
+use mdbook_asyncbook::Error;
 use mdbook_asyncbook::bench::{self, CHART_DIR, Results};
-use mdbook_asyncbook::markdown::line_of;
 use std::path::PathBuf;
 
 /// Chapter 10, in both editions.
@@ -44,9 +44,8 @@ fn every_bench_directive_of_both_editions_names_a_measure() {
     let results = Results::load(&root()).unwrap();
     let mut problems = Vec::new();
     for (_, file, text) in chapters() {
-        if let Err((offset, message)) = bench::expand(&text, results.as_ref()) {
-            let line = line_of(&text, offset);
-            problems.push(format!("{file}:{line}: {message}"));
+        if let Err(e) = bench::expand(&text, results.as_ref()) {
+            problems.push(e.with_file(&file).to_string());
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
@@ -63,7 +62,11 @@ fn chapter_10_types_no_number_with_a_unit() {
             continue;
         };
         for (offset, written) in bench::typed_numbers(&text) {
-            problems.push(format!("{file}:{}: `{written}`", line_of(&text, offset)));
+            problems.push(
+                Error::at(&text, offset, format!("`{written}`"))
+                    .with_file(file)
+                    .to_string(),
+            );
         }
     }
     assert!(
@@ -87,19 +90,23 @@ fn chart_links_name_charts_of_their_edition_that_exist() {
                 .find(|c: char| !(c.is_ascii_alphanumeric() || "_-/.".contains(c)))
                 .unwrap_or(rest.len());
             let link = &rest[..link_len];
-            let line = line_of(&text, offset);
+            let at = |message: String| {
+                Error::at(&text, offset, message)
+                    .with_file(&file)
+                    .to_string()
+            };
             let own = format!("{edition}/");
             let Some(name) = link.strip_prefix(&own).and_then(|l| l.strip_suffix(".svg")) else {
-                problems.push(format!(
-                    "{file}:{line}: `../charts/{link}` is not `../charts/{edition}/<name>.svg`"
-                ));
+                problems.push(at(format!(
+                    "`../charts/{link}` is not `../charts/{edition}/<name>.svg`"
+                )));
                 continue;
             };
             links += 1;
             if name.contains('/') || !root().join(CHART_DIR).join(link).is_file() {
-                problems.push(format!(
-                    "{file}:{line}: {CHART_DIR}/{link} does not exist (no measures for it?)"
-                ));
+                problems.push(at(format!(
+                    "{CHART_DIR}/{link} does not exist (no measures for it?)"
+                )));
             }
         }
     }

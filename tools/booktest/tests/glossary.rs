@@ -6,9 +6,9 @@ mod common;
 use std::collections::{BTreeSet, HashMap};
 
 use mdbook_asyncbook::appendix::{self, Chapter};
-use mdbook_asyncbook::data;
 use mdbook_asyncbook::edition::Edition;
 use mdbook_asyncbook::markdown::prose;
+use mdbook_asyncbook::{Error, data};
 
 /// Where in `text` a stray `variant` stands on its own, that is, not as part
 /// of one of the `accepted` spellings at that place.
@@ -112,12 +112,17 @@ fn prose_uses_the_glossary_terms_not_their_variants() {
             for (term, term_text, variant, accepted) in spelled.into_iter().map(|i| &variants[i]) {
                 for (line, run) in &runs {
                     for _ in strays(run, variant, accepted) {
-                        found.push(format!(
-                            "src/{}/{file}:{line}: `{variant}` — the glossary says `{}` ({})",
-                            edition.dir(),
-                            term_text.term,
-                            term.en
-                        ));
+                        found.push(
+                            Error::located(
+                                format!("src/{}/{file}", edition.dir()),
+                                *line,
+                                format!(
+                                    "`{variant}` — the glossary says `{}` ({})",
+                                    term_text.term, term.en
+                                ),
+                            )
+                            .to_string(),
+                        );
                     }
                 }
             }

@@ -5,9 +5,9 @@
 
 mod common;
 
-use mdbook_asyncbook::data;
 use mdbook_asyncbook::edition::Edition;
 use mdbook_asyncbook::markdown::text_units;
+use mdbook_asyncbook::{Error, data};
 
 /// The longest paragraph or list item, in characters without white space.
 const LIMIT: usize = 400;
@@ -43,11 +43,14 @@ fn no_paragraph_or_list_item_is_longer_than_the_limit() {
                 let length = length(&unit.text);
                 if length > LIMIT {
                     let start: String = unit.text.trim().chars().take(30).collect();
-                    problems.push(format!(
-                        "src/{}/{name}:{}: {length} characters (limit {LIMIT}): {start}…",
-                        edition.dir(),
-                        unit.line
-                    ));
+                    problems.push(
+                        Error::located(
+                            format!("src/{}/{name}", edition.dir()),
+                            unit.line,
+                            format!("{length} characters (limit {LIMIT}): {start}…"),
+                        )
+                        .to_string(),
+                    );
                 }
             }
         }

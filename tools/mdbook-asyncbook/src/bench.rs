@@ -18,13 +18,14 @@
 
 use crate::directives::{BENCH, Bench, directives};
 use crate::markdown::{code_ranges, escape_markdown};
+use crate::{Error, Result};
 /// The results file's schema and where it and the charts are: what the
 /// preprocessor and the book's tests read.
 pub use bench_results::{CHART_DIR, RESULTS, Results};
 use bench_results::{REPORT_COMMAND, format_ratio, format_value};
 
 /// What a `{{#bench …}}` directive shows.
-pub fn show(results: &Results, bench: &Bench<'_>) -> std::result::Result<String, String> {
+pub fn show(results: &Results, bench: &Bench<'_>) -> Result<String> {
     let measure = |id: &str| {
         results
             .get(id)
@@ -35,7 +36,7 @@ pub fn show(results: &Results, bench: &Bench<'_>) -> std::result::Result<String,
             let m = measure(id)?;
             Ok(format_value(m.value, m.unit))
         }
-        Bench::Ratio(a, b) => format_ratio(measure(a)?, measure(b)?),
+        Bench::Ratio(a, b) => Ok(format_ratio(measure(a)?, measure(b)?)?),
         Bench::Machine(field) => {
             let m = &results.machine;
             let load = |load: Option<f64>| {
@@ -57,10 +58,10 @@ pub fn show(results: &Results, bench: &Bench<'_>) -> std::result::Result<String,
                 "load_end" => load(m.load_end)?,
                 "command" => m.command.clone(),
                 _ => {
-                    return Err(format!(
+                    return Err(Error::new(format!(
                         "no `machine.{field}`: the fields are cpu, cores, memory, kernel, \
                          rustc, date, load_start, load_end, command"
-                    ));
+                    )));
                 }
             })
         }
@@ -75,12 +76,9 @@ pub fn show(results: &Results, bench: &Bench<'_>) -> std::result::Result<String,
 /// in as it is. In a code block the directive is an error: blocks show
 /// code and program output, never a measurement (write `\{{#bench …}}` to
 /// show the directive itself). A directive must stay on one line, so that
-/// the chapter's line numbers do not move. The error is `(byte offset of
-/// the directive, message)`.
-pub fn expand(
-    text: &str,
-    results: Option<&Results>,
-) -> std::result::Result<String, (usize, String)> {
+/// the chapter's line numbers do not move. An error is at the
+/// directive's line of `text`.
+pub fn expand(text: &str, results: Option<&Results>) -> Result<String> {
     let mut code: Option<Vec<(std::ops::Range<usize>, bool)>> = None;
     let mut out = String::with_capacity(text.len());
     let mut copied = 0;
@@ -90,9 +88,10 @@ pub fn expand(
         };
         let at = directive.range.start;
         let written = &text[directive.range.clone()];
-        let bench = bench.map_err(|e| (at, e))?;
+        let error = |message: &dyn std::fmt::Display| Error::at(text, at, message);
+        let bench = bench.map_err(|e| error(&e))?;
         if written.contains('\n') {
-            return Err((at, format!("`{written}`: write it on one line")));
+            return Err(error(&format!("`{written}`: write it on one line")));
         }
         // Parsed only for a chapter that uses the directive.
         let code = code.get_or_insert_with(|| code_ranges(text));
@@ -101,24 +100,20 @@ pub fn expand(
             .find(|(range, _)| range.start <= at && at < range.end)
             .map(|(_, block)| *block);
         if in_code == Some(true) {
-            return Err((
-                at,
-                format!(
-                    "`{written}` in a code block: measurements go in prose and tables \
-                     (write `\\{written}` to show the directive itself)"
-                ),
-            ));
+            return Err(error(&format!(
+                "`{written}` in a code block: measurements go in prose and tables \
+                 (write `\\{written}` to show the directive itself)"
+            )));
         }
         let Some(results) = results else {
-            return Err((
-                at,
-                format!("`{written}`: there is no {RESULTS} yet (run `{REPORT_COMMAND}`)"),
-            ));
+            return Err(error(&format!(
+                "`{written}`: there is no {RESULTS} yet (run `{REPORT_COMMAND}`)"
+            )));
         };
-        let value = show(results, &bench).map_err(|e| (at, e))?;
+        let value = show(results, &bench).map_err(|e| error(&e))?;
         let value = if in_code == Some(false) {
             if value.contains('`') {
-                return Err((at, format!("`{written}` holds a backtick: not in code")));
+                return Err(error(&format!("`{written}` holds a backtick: not in code")));
             }
             value
         } else {
@@ -291,16 +286,21 @@ mod tests {
     fn an_unknown_id_is_an_error_naming_it_where_it_is_written() {
         let results = results();
         let text = "Line one.\nIt takes {{#bench spawn/100000/nope}}.\n";
-        let (offset, message) = expand(text, Some(&results)).unwrap_err();
-        assert_eq!(offset, text.find("{{#bench").unwrap());
         assert_eq!(
-            message,
-            format!("no measure `spawn/100000/nope` in {RESULTS}")
+            expand(text, Some(&results)),
+            Err(Error::at(
+                text,
+                text.find("{{#bench").unwrap(),
+                format!("no measure `spawn/100000/nope` in {RESULTS}")
+            ))
         );
-        let (_, message) =
-            expand("{{#bench ratio spawn/100000/tokio x/y/z}}", Some(&results)).unwrap_err();
+        let message = expand("{{#bench ratio spawn/100000/tokio x/y/z}}", Some(&results))
+            .unwrap_err()
+            .to_string();
         assert!(message.contains("`x/y/z`"), "{message}");
-        let (_, message) = expand("{{#bench machine.gpu}}", Some(&results)).unwrap_err();
+        let message = expand("{{#bench machine.gpu}}", Some(&results))
+            .unwrap_err()
+            .to_string();
         assert!(
             message.contains("machine.gpu") && message.contains("load_start"),
             "{message}"
@@ -308,10 +308,12 @@ mod tests {
         // A run collected without machine.json has no load to show.
         let mut no_load = results.clone();
         no_load.machine.load_end = None;
-        let (_, message) = expand("{{#bench machine.load_end}}", Some(&no_load)).unwrap_err();
+        let message = expand("{{#bench machine.load_end}}", Some(&no_load))
+            .unwrap_err()
+            .to_string();
         assert!(message.contains("machine.json"), "{message}");
         // Before the first report, every directive is an error naming itself.
-        let (_, message) = expand(text, None).unwrap_err();
+        let message = expand(text, None).unwrap_err().to_string();
         assert!(message.contains("spawn/100000/nope") && message.contains(REPORT_COMMAND));
     }
 
@@ -319,10 +321,12 @@ mod tests {
     fn directives_stay_out_of_code_blocks_and_on_one_line() {
         let results = results();
         let block = "Text.\n\n```text\n{{#bench spawn/100000/tokio}}\n```\n";
-        let (offset, message) = expand(block, Some(&results)).unwrap_err();
-        assert_eq!(offset, block.find("{{").unwrap());
-        assert!(message.contains("code block"), "{message}");
-        let (_, message) = expand("a {{#bench\nspawn/100000/tokio}}", Some(&results)).unwrap_err();
+        let error = expand(block, Some(&results)).unwrap_err();
+        assert_eq!(error.line(), Some(4), "{error}");
+        assert!(error.message().contains("code block"), "{error}");
+        let message = expand("a {{#bench\nspawn/100000/tokio}}", Some(&results))
+            .unwrap_err()
+            .to_string();
         assert!(message.contains("one line"), "{message}");
         // A text without the directive is not even parsed.
         let plain = "```text\n{{#include x.txt}}\n```\n";

@@ -3,8 +3,8 @@
 //! text of both editions side by side, so a later chapter adds its terms,
 //! bugs and files in one place.
 
-use crate::Result;
 use crate::edition::Edition;
+use crate::{Error, Result};
 use serde::Deserialize;
 use std::path::Path;
 
@@ -147,8 +147,8 @@ pub struct PitfallText {
 }
 
 fn load<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()).into())
+    let text = std::fs::read_to_string(path).map_err(|e| Error::in_file(path.display(), e))?;
+    toml::from_str(&text).map_err(|e| Error::in_file(path.display(), e))
 }
 
 /// Reads `data/glossary.toml` under the book's root.

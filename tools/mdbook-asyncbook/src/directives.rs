@@ -14,6 +14,7 @@
 //! arguments, and this also finds the plug-in's `{{#glossary}}`, which
 //! mdBook leaves alone.
 
+use crate::{Error, Result};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -110,7 +111,7 @@ pub enum Bench<'a> {
 impl<'a> Bench<'a> {
     /// The bench directive a directive is, if it is one: `Some(Err(..))`
     /// for a `{{#bench}}` whose arguments are not one of the three forms.
-    pub fn of(directive: &Directive<'a>) -> Option<Result<Bench<'a>, String>> {
+    pub fn of(directive: &Directive<'a>) -> Option<Result<Bench<'a>>> {
         if directive.name != BENCH {
             return None;
         }
@@ -121,11 +122,11 @@ impl<'a> Bench<'a> {
                 Some(field) => Bench::Machine(field),
                 None => Bench::Value(id),
             }),
-            _ => Err(format!(
+            _ => Err(Error::new(format!(
                 "`{{{{#bench {}}}}}`: write `{{{{#bench ID}}}}`, `{{{{#bench ratio ID_A ID_B}}}}` \
                  or `{{{{#bench machine.FIELD}}}}`",
                 directive.args
-            )),
+            ))),
         })
     }
 }
@@ -221,29 +222,30 @@ const MAX_DEPTH: usize = 10;
 /// absolute path) and, recursively, of the files it includes: where mdBook
 /// would log an error and carry on (a missing file, includes nested too
 /// deep) or silently render nothing (an anchor the file does not have),
-/// this returns `(byte offset in text, message)`.
-pub fn check_includes(text: &str, dir: &Path) -> Vec<(usize, String)> {
+/// this returns an error at the directive's line of `text`.
+pub fn check_includes(text: &str, dir: &Path) -> Vec<Error> {
     let mut problems = Vec::new();
     for directive in directives(text) {
-        if let Some(message) = check_one(&directive, dir, 0) {
-            problems.push((directive.range.start, message));
+        if let Some(problem) = check_one(&directive, dir, 0) {
+            problems.push(Error::at(text, directive.range.start, problem));
         }
     }
     problems
 }
 
-fn check_one(directive: &Directive<'_>, dir: &Path, depth: usize) -> Option<String> {
+/// What is wrong with one include, in the file it names (as written).
+fn check_one(directive: &Directive<'_>, dir: &Path, depth: usize) -> Option<Error> {
     let include = Include::of(directive)?;
     let file: PathBuf = dir.join(&include.path);
     let Ok(content) = std::fs::read_to_string(&file) else {
-        return Some(format!("{}: no such file", include.path));
+        return Some(Error::in_file(&include.path, "no such file"));
     };
     if let Part::Anchor(anchor) = &include.part
         && !has_anchor(&content, anchor)
     {
-        return Some(format!(
-            "{}: no `ANCHOR: {anchor}` … `ANCHOR_END: {anchor}` in the file",
-            include.path
+        return Some(Error::in_file(
+            &include.path,
+            format!("no `ANCHOR: {anchor}` … `ANCHOR_END: {anchor}` in the file"),
         ));
     }
     let inner_dir = file.parent().unwrap_or(dir);
@@ -252,10 +254,13 @@ fn check_one(directive: &Directive<'_>, dir: &Path, depth: usize) -> Option<Stri
             continue;
         }
         if depth + 1 >= MAX_DEPTH {
-            return Some(format!("{}: includes nested too deep", include.path));
+            return Some(Error::in_file(&include.path, "includes nested too deep"));
         }
-        if let Some(message) = check_one(&inner, inner_dir, depth + 1) {
-            return Some(format!("{} (included from {})", message, include.path));
+        if let Some(problem) = check_one(&inner, inner_dir, depth + 1) {
+            return Some(Error::new(format!(
+                "{problem} (included from {})",
+                include.path
+            )));
         }
     }
     None
@@ -337,7 +342,7 @@ mod tests {
 
     #[test]
     fn bench_directives_have_three_forms() {
-        fn parse(text: &str) -> Option<Result<Bench<'_>, String>> {
+        fn parse(text: &str) -> Option<Result<Bench<'_>>> {
             Bench::of(&directives(text)[0])
         }
         assert_eq!(
@@ -358,7 +363,7 @@ mod tests {
             "{{#bench a b}}",
             "{{#bench ratio}}",
         ] {
-            let error = parse(wrong).unwrap().unwrap_err();
+            let error = parse(wrong).unwrap().unwrap_err().to_string();
             assert!(error.contains("{{#bench ID}}"), "{wrong}: {error}");
         }
         assert_eq!(parse("{{#include a.rs}}"), None);
@@ -386,16 +391,17 @@ mod tests {
         assert_eq!(
             check_includes(text, &dir),
             [
-                (
+                Error::at(
+                    text,
                     text.find("{{#include ../../listings/src/timer.rs:no_such")
                         .unwrap(),
                     "../../listings/src/timer.rs: no `ANCHOR: no_such` … `ANCHOR_END: no_such` \
                      in the file"
-                        .to_string()
                 ),
-                (
+                Error::at(
+                    text,
                     text.find("{{#rustdoc_include").unwrap(),
-                    "../../nope.rs: no such file".to_string()
+                    "../../nope.rs: no such file"
                 ),
             ]
         );

@@ -26,9 +26,9 @@
 //! reader's program keeps it, a complete program whose every line is
 //! visible, and then, as Rust text, the items left out here.
 
-use crate::Result;
 use crate::directives::Part;
 use crate::frame::{Cfg, Token, lex, skip_item};
+use crate::{Error, Result};
 use std::ops::Range;
 
 /// What becomes of a line of a module file in a reader's program.
@@ -46,7 +46,7 @@ pub(crate) enum Fate {
 ///
 /// Fails if a left-out item or a noise attribute shares a line with other
 /// code: only whole lines are left out.
-pub(crate) fn fates(text: &str) -> std::result::Result<Vec<Fate>, String> {
+pub(crate) fn fates(text: &str) -> Result<Vec<Fate>> {
     let lexed = lex(text)?;
     let tokens: Vec<Token> = lexed.iter().map(|(t, _)| t.clone()).collect();
     let lines = Lines::of(text);
@@ -63,10 +63,11 @@ pub(crate) fn fates(text: &str) -> std::result::Result<Vec<Fate>, String> {
             let end = skip_item(&tokens, i);
             let bytes = lexed[start].1.start..lexed[end - 1].1.end;
             let mut range = lines.whole(text, bytes).ok_or_else(|| {
-                format!(
-                    "line {}: an item under `#[cfg(…)]` that a reader's program leaves out \
+                Error::at(
+                    text,
+                    lexed[i].1.start,
+                    "an item under `#[cfg(…)]` that a reader's program leaves out \
                      must stand on lines of its own",
-                    lines.line_of(lexed[i].1.start) + 1
                 )
             })?;
             // The comment lines just above it are about it.
@@ -81,10 +82,11 @@ pub(crate) fn fates(text: &str) -> std::result::Result<Vec<Fate>, String> {
         } else if cfg.is_noise() {
             let bytes = lexed[i].1.start..lexed[i + cfg.len - 1].1.end;
             let range = lines.whole(text, bytes).ok_or_else(|| {
-                format!(
-                    "line {}: a `#[cfg(not(loom))]`, `#[cfg(not(test))]` or `#[cfg_attr(loom, …)]` \
+                Error::at(
+                    text,
+                    lexed[i].1.start,
+                    "a `#[cfg(not(loom))]`, `#[cfg(not(test))]` or `#[cfg_attr(loom, …)]` \
                      attribute must stand on lines of its own",
-                    lines.line_of(lexed[i].1.start) + 1
                 )
             })?;
             for fate in &mut fates[range] {
@@ -522,9 +524,11 @@ mod tests {
     #[test]
     fn left_out_code_must_stand_on_its_own_lines() {
         let error = fates("fn f() {} #[cfg(test)] fn g() {}\n").unwrap_err();
-        assert!(error.contains("line 1"), "{error}");
+        assert_eq!(error.line(), Some(1), "{error}");
+        assert!(error.message().contains("an item under"), "{error}");
         let error = fates("fn f() {}\n#[cfg(not(loom))] fn g() {}\n").unwrap_err();
-        assert!(error.contains("line 2"), "{error}");
+        assert_eq!(error.line(), Some(2), "{error}");
+        assert!(error.message().contains("attribute must stand"), "{error}");
         // A comment after the item is its own.
         assert_eq!(
             fates("#[cfg(test)]\nfn g() {} // why\nfn h() {}\n").unwrap(),

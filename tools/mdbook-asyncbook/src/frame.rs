@@ -33,10 +33,10 @@
 //! program uses only some of their items. [`Copies::Unpruned`] makes the
 //! frames as they were before copies were pruned, for the tests to compare.
 
-use crate::Result;
 use crate::directives::{Include, directives, relative};
 use crate::expand::{Fate, expand, fates};
 use crate::markdown::fences;
+use crate::{Error, Result};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
@@ -150,10 +150,10 @@ impl Frames {
                         && line[..directive.range.start].trim().is_empty()
                         && line[directive.range.end..].trim().is_empty();
                     if !alone {
-                        return Err(format!(
-                            "{file}: an include of a listings module must be alone on its line"
-                        )
-                        .into());
+                        return Err(Error::in_file(
+                            &file,
+                            "an include of a listings module must be alone on its line",
+                        ));
                     }
                     needed.insert(m.path.clone());
                     module = Some(m);
@@ -335,7 +335,7 @@ impl Frames {
                 let source = self.source(&file)?;
                 let (text, fates) = &*source;
                 let expanded = expand(text, fates, &include.part, include.rustdoc)
-                    .map_err(|e| format!("{file}: {e}"))?;
+                    .map_err(|e| e.with_file(&file))?;
                 let start = fence.range.start + directive.range.start;
                 out.push_str(&content[copied..start]);
                 out.push_str(&expanded);
@@ -357,7 +357,7 @@ impl Frames {
     pub fn split(&self, file: &str) -> Result<(String, String)> {
         let source = self.source(file)?;
         let (text, fates) = &*source;
-        crate::expand::refuse_directives(text).map_err(|e| format!("{file}: {e}"))?;
+        crate::expand::refuse_directives(text).map_err(|e| e.with_file(file))?;
         Ok(crate::expand::split(text, fates))
     }
 
@@ -367,8 +367,8 @@ impl Frames {
             return Ok(Rc::clone(known));
         }
         let text =
-            std::fs::read_to_string(self.root.join(file)).map_err(|e| format!("{file}: {e}"))?;
-        let fates = fates(&text).map_err(|e| format!("{file}: {e}"))?;
+            std::fs::read_to_string(self.root.join(file)).map_err(|e| Error::in_file(file, e))?;
+        let fates = fates(&text).map_err(|e| e.with_file(file))?;
         let source = Rc::new((text, fates));
         self.sources
             .borrow_mut()
@@ -391,11 +391,11 @@ impl Frames {
             return Ok(known.clone());
         }
         let text =
-            std::fs::read_to_string(self.root.join(file)).map_err(|e| format!("{file}: {e}"))?;
-        let named = needs_of_text(&text, own, self.skip()).map_err(|e| format!("{file}: {e}"))?;
+            std::fs::read_to_string(self.root.join(file)).map_err(|e| Error::in_file(file, e))?;
+        let named = needs_of_text(&text, own, self.skip()).map_err(|e| e.with_file(file))?;
         let modules = self
             .modules_named(named, own)
-            .map_err(|e| format!("{file}: {e}"))?;
+            .map_err(|e| e.with_file(file))?;
         self.needs
             .borrow_mut()
             .insert(file.to_string(), modules.clone());
@@ -409,7 +409,7 @@ impl Frames {
         &self,
         paths: BTreeSet<Vec<String>>,
         own: Option<&[String]>,
-    ) -> std::result::Result<BTreeSet<Vec<String>>, String> {
+    ) -> Result<BTreeSet<Vec<String>>> {
         let mut modules = BTreeSet::new();
         for path in paths {
             let leaves: Vec<&Module> = self
@@ -418,7 +418,7 @@ impl Frames {
                 .filter(|m| path.starts_with(&m.path) || m.path.starts_with(&path))
                 .collect();
             if leaves.is_empty() {
-                return Err(format!("`{}` names no module of {SRC}", path.join("::")));
+                return Err(format!("`{}` names no module of {SRC}", path.join("::")).into());
             }
             modules.extend(
                 leaves
@@ -440,8 +440,8 @@ fn collect_modules(
     out: &mut Vec<Module>,
 ) -> Result<()> {
     let path = format!("{dir}/{file}");
-    let text = std::fs::read_to_string(root.join(&path)).map_err(|e| format!("{path}: {e}"))?;
-    let tokens = tokens(&text).map_err(|e| format!("{path}: {e}"))?;
+    let text = std::fs::read_to_string(root.join(&path)).map_err(|e| Error::in_file(&path, e))?;
+    let tokens = tokens(&text).map_err(|e| e.with_file(&path))?;
     for window in tokens.windows(3) {
         let [Token::Ident(kw), Token::Ident(name), Token::Punct(';')] = window else {
             continue;
@@ -492,12 +492,12 @@ pub(crate) enum Token {
 
 /// The tokens of Rust source that matter for paths: identifiers, `::` and
 /// punctuation. Comments, strings, characters and lifetimes are dropped.
-fn tokens(text: &str) -> std::result::Result<Vec<Token>, String> {
+fn tokens(text: &str) -> Result<Vec<Token>> {
     Ok(lex(text)?.into_iter().map(|(token, _)| token).collect())
 }
 
 /// [`tokens`], each with the byte range it spans in `text`.
-pub(crate) fn lex(text: &str) -> std::result::Result<Vec<(Token, Range<usize>)>, String> {
+pub(crate) fn lex(text: &str) -> Result<Vec<(Token, Range<usize>)>> {
     let chars: Vec<char> = text.chars().collect();
     // Byte offset of each character, and of the end.
     let bytes: Vec<usize> = text
@@ -634,11 +634,7 @@ pub(crate) fn lex(text: &str) -> std::result::Result<Vec<(Token, Range<usize>)>,
 /// root is the reader's program); otherwise only `listings::` counts.
 /// Items under `#[cfg(test)]` are skipped: the reader's program never has
 /// them.
-fn needs_of_text(
-    text: &str,
-    own: Option<&[String]>,
-    skip: Skip,
-) -> std::result::Result<BTreeSet<Vec<String>>, String> {
+fn needs_of_text(text: &str, own: Option<&[String]>, skip: Skip) -> Result<BTreeSet<Vec<String>>> {
     let tokens = tokens(text)?;
     let mut out = BTreeSet::new();
     // The inline modules we are in: (name, brace depth of its body).
@@ -997,7 +993,7 @@ fn resolve(
     path: &[String],
     own: Option<&[String]>,
     inline: &[(String, usize)],
-) -> std::result::Result<Option<Vec<String>>, String> {
+) -> Result<Option<Vec<String>>> {
     let shown = path.join("::");
     let Some(first) = path.first() else {
         return Ok(None);
@@ -1013,7 +1009,8 @@ fn resolve(
             return Err(format!(
                 "`{shown}`: outside its tests a listings module reaches its siblings with \
                  `super::`, never `crate::` (in a book block the crate is the reader's program)"
-            ));
+            )
+            .into());
         }
         _ => return Ok(None),
     };
@@ -1023,7 +1020,7 @@ fn resolve(
     }
     while rest.first().is_some_and(|s| s == "super") {
         if base.pop().is_none() {
-            return Err(format!("`{shown}` goes above the crate root"));
+            return Err(format!("`{shown}` goes above the crate root").into());
         }
         rest = &rest[1..];
     }
@@ -1077,7 +1074,7 @@ use super::super::std_executor::Task;
             ["executor", "timer::TimerFuture"]
         );
         let bad = needs_of_text("use crate::timer::X;", Some(&own), Skip::LeftOut).unwrap_err();
-        assert!(bad.contains("never `crate::`"), "{bad}");
+        assert!(bad.message().contains("never `crate::`"), "{bad}");
     }
 
     #[test]

@@ -29,7 +29,7 @@
 //! tests compile), and checks that the placeholders and chunks give exactly
 //! that text back.
 
-use crate::Result;
+use crate::{Error, Result};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -86,7 +86,7 @@ impl Chunks {
     /// its text to `asyncbookHidden(id, text)` (theme/hidden-code.js).
     pub fn write(&self, html: &Path) -> Result<()> {
         let folder = html.join(FOLDER);
-        std::fs::create_dir_all(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+        std::fs::create_dir_all(&folder).map_err(|e| Error::in_file(folder.display(), e))?;
         for (id, text) in &self.by_id {
             let file = folder.join(format!("{id}.js"));
             let script = format!(
@@ -94,7 +94,7 @@ impl Chunks {
                 serde_json::to_string(id)?,
                 serde_json::to_string(text)?
             );
-            std::fs::write(&file, script).map_err(|e| format!("{}: {e}", file.display()))?;
+            std::fs::write(&file, script).map_err(|e| Error::in_file(file.display(), e))?;
         }
         Ok(())
     }

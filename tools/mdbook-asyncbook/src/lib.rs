@@ -14,6 +14,9 @@
 //!   the program a reader gets, [`directives`] and [`markdown`] read
 //!   chapters the way mdBook does.
 //!
+//! Every error is an [`Error`] ([`error`]), which names the file and line
+//! it is about when they are known.
+//!
 //! CONTRIBUTING.md says how chapters use it; ARCHITECTURE.md how it works.
 
 pub mod appendix;
@@ -22,6 +25,7 @@ pub mod captions;
 pub mod data;
 pub mod directives;
 pub mod edition;
+pub mod error;
 pub mod expand;
 pub mod frame;
 pub mod hidden;
@@ -32,5 +36,4 @@ pub mod print;
 pub mod program;
 pub mod render;
 
-/// Errors end the build with a message; there is nothing to recover.
-pub type Result<T> = std::result::Result<T, Box<dyn std::error::Error + Send + Sync>>;
+pub use error::{Error, Result};

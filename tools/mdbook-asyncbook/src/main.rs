@@ -7,6 +7,7 @@
 //! - As a renderer (`render`), run by mdBook after the HTML renderer, it marks
 //!   each edition's pages with their language and builds the Pagefind index.
 
+use mdbook_asyncbook::Error;
 use mdbook_asyncbook::preprocess::AsyncBook;
 use mdbook_preprocessor::Preprocessor;
 
@@ -22,7 +23,7 @@ fn main() {
         }
         Some("render") => mdbook_asyncbook::render::run(std::io::stdin()),
         None => preprocess(),
-        Some(other) => Err(format!("unknown command `{other}`").into()),
+        Some(other) => Err(Error::new(format!("unknown command `{other}`"))),
     };
     if let Err(e) = result {
         eprintln!("mdbook-asyncbook: {e}");
@@ -32,9 +33,8 @@ fn main() {
 
 /// mdBook's preprocessor protocol: `[context, book]` in, the book out.
 fn preprocess() -> mdbook_asyncbook::Result<()> {
-    let (ctx, book) =
-        mdbook_preprocessor::parse_input(std::io::stdin()).map_err(|e| format!("{e:#}"))?;
-    let book = AsyncBook.run(&ctx, book).map_err(|e| format!("{e:#}"))?;
+    let (ctx, book) = mdbook_preprocessor::parse_input(std::io::stdin())?;
+    let book = AsyncBook.run(&ctx, book)?;
     serde_json::to_writer(std::io::stdout().lock(), &book)?;
     Ok(())
 }

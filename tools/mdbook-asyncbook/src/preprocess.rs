@@ -12,12 +12,12 @@
 
 use crate::appendix::{self, Chapter};
 use crate::bench::{self, Results};
-use crate::directives::{BENCH, check_includes, directives};
+use crate::directives::{BENCH, Directive, check_includes, directives};
 use crate::edition::Edition;
 use crate::frame::{Copies, Frames};
-use crate::markdown::{fences, line_of};
-use crate::{Result, captions, data, listing_files, program};
-use mdbook_preprocessor::book::{Book, BookItem};
+use crate::markdown::fences;
+use crate::{Error, Result, captions, data, listing_files, program};
+use mdbook_preprocessor::book::{Book, BookItem, Chapter as BookChapter};
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
 use std::path::Path;
 
@@ -30,6 +30,8 @@ pub const PITFALLS: &str = "pitfalls";
 const MDBOOK_DIRECTIVES: [&str; 4] = ["include", "rustdoc_include", "playground", "title"];
 /// The directives this preprocessor expands.
 const OWN_DIRECTIVES: [&str; 4] = [GLOSSARY, PITFALLS, listing_files::DIRECTIVE, BENCH];
+/// Those that it replaces by an appendix.
+const APPENDICES: [&str; 3] = [GLOSSARY, PITFALLS, listing_files::DIRECTIVE];
 
 /// The book's preprocessor, as mdBook's `Preprocessor`.
 #[derive(Debug, Default)]
@@ -45,16 +47,22 @@ impl Preprocessor for AsyncBook {
         Self::NAME
     }
 
-    fn run(&self, ctx: &PreprocessorContext, mut book: Book) -> anyhow::Result<Book> {
+    /// mdBook's trait says what it returns: its `anyhow`-based error,
+    /// which holds ours.
+    fn run(
+        &self,
+        ctx: &PreprocessorContext,
+        mut book: Book,
+    ) -> mdbook_preprocessor::errors::Result<Book> {
         let src = ctx.root.join(&ctx.config.book.src);
-        process(&ctx.root, &src, &mut book).map_err(|e| anyhow::anyhow!("{e}"))?;
+        process(&ctx.root, &src, &mut book)?;
         Ok(book)
     }
 
     /// The frames, captions and appendices are for the HTML book, its link
     /// check, and our renderer (`pagefind`), which checks that each page's
     /// blocks are the programs the tests compile.
-    fn supports_renderer(&self, renderer: &str) -> anyhow::Result<bool> {
+    fn supports_renderer(&self, renderer: &str) -> mdbook_preprocessor::errors::Result<bool> {
         Ok(matches!(renderer, "html" | "linkcheck2" | "pagefind"))
     }
 }
@@ -72,13 +80,13 @@ pub fn process_with(root: &Path, src: &Path, book: &mut Book, copies: Copies) ->
     let pitfalls = data::pitfalls(root)?;
     let listings = data::listings(root)?;
     let frames = Frames::load_with(root, copies)?;
-    let results = Results::load(root)?;
+    let results = Results::load(root).map_err(Error::new)?;
     // What the appendices need to know of each edition: every chapter's
     // title and text, as written.
     let mut by_edition: Vec<(Edition, Vec<Chapter>)> =
         Edition::ALL.iter().map(|&e| (e, Vec::new())).collect();
     for chapter in book.chapters() {
-        let Some(path) = chapter_path(&chapter.path) else {
+        let Some(path) = source_path(chapter) else {
             continue;
         };
         if let Some(edition) = Edition::of_path(&path) {
@@ -108,7 +116,7 @@ pub fn process_with(root: &Path, src: &Path, book: &mut Book, copies: Copies) ->
         if result.is_err() {
             return;
         }
-        let Some(path) = chapter_path(&chapter.path) else {
+        let Some(path) = source_path(chapter) else {
             return;
         };
         let edition_chapters = Edition::of_path(&path).map(|edition| {
@@ -139,10 +147,21 @@ pub fn process_with(root: &Path, src: &Path, book: &mut Book, copies: Copies) ->
     result
 }
 
-/// A chapter's path under `src/`, with `/` separators.
-fn chapter_path(path: &Option<std::path::PathBuf>) -> Option<String> {
-    path.as_ref()
+/// A chapter's source path under `src/`, with `/` separators
+/// (`ja/ch01-future-trait.md`); `None` for a draft.
+pub fn source_path(chapter: &BookChapter) -> Option<String> {
+    chapter
+        .path
+        .as_ref()
         .map(|p| p.to_string_lossy().replace('\\', "/"))
+}
+
+/// Every chapter of `book` but drafts, as `(source path, text)`, in
+/// reading order: how the book's tests read a book.
+pub fn chapter_texts(book: &Book) -> Vec<(String, String)> {
+    book.chapters()
+        .filter_map(|c| Some((source_path(c)?, c.content.clone())))
+        .collect()
 }
 
 /// One page, and what processing it needs.
@@ -160,49 +179,52 @@ struct Page<'a> {
 
 impl Page<'_> {
     fn process(&self, content: &str, edition: Option<(Edition, &[Chapter])>) -> Result<String> {
-        self.check(content).map_err(|(offset, e)| {
-            format!("src/{}:{}: {e}", self.path, line_of(content, offset))
-        })?;
+        // Errors name the page as the reader finds it: `src/ja/ch01-….md`.
+        let file = format!("src/{}", self.path);
+        self.check(content).map_err(|e| e.with_file(&file))?;
         // The measurements first: they change no line (a `{{#bench}}` is on
         // one line), so the line numbers below are still the author's.
-        let content = &bench::expand(content, self.results).map_err(|(offset, e)| {
-            format!("src/{}:{}: {e}", self.path, line_of(content, offset))
-        })?;
-        let at = |offset: usize,
-                  e: &dyn std::fmt::Display|
-         -> Box<dyn std::error::Error + Send + Sync> {
-            format!("src/{}:{}: {e}", self.path, line_of(content, offset)).into()
+        let content = &bench::expand(content, self.results).map_err(|e| e.with_file(&file))?;
+        let at = |offset: usize, e: &dyn std::fmt::Display| {
+            Error::at(content, offset, e).with_file(&file)
         };
-        let framed = self.write_frames(content, &|offset, e| at(offset, e))?;
-        // The appendix directives, each replaced by what it stands for.
+        let framed = self.write_frames(content).map_err(|e| e.with_file(&file))?;
+        // The appendix directives, each replaced by what it stands for. The
+        // frames add lines to the blocks above a directive, and change no
+        // other line: its error is at the place of the same directive in
+        // `content`, the author's line.
+        let is_appendix = |d: &Directive<'_>| APPENDICES.contains(&d.name);
+        let mut written_at = directives(content)
+            .into_iter()
+            .filter(is_appendix)
+            .map(|d| d.range.start);
         let mut out = String::with_capacity(framed.len());
         let mut copied = 0;
-        for directive in directives(&framed) {
+        for directive in directives(&framed).into_iter().filter(is_appendix) {
+            let offset = written_at
+                .next()
+                .expect("the frames leave the appendix directives as they are");
+            let Some((edition, chapters)) = edition else {
+                return Err(at(
+                    offset,
+                    &"the appendices can only be written in an edition (ja/, zh/)",
+                ));
+            };
+            let (glossary, pitfalls, listings) = self.data;
             let replacement = match directive.name {
-                GLOSSARY | PITFALLS | listing_files::DIRECTIVE => {
-                    let Some((edition, chapters)) = edition else {
-                        return Err(at(
-                            directive.range.start,
-                            &"the appendices can only be written in an edition (ja/, zh/)",
-                        ));
-                    };
-                    let (glossary, pitfalls, listings) = self.data;
-                    match directive.name {
-                        GLOSSARY => appendix::glossary(glossary, edition, chapters),
-                        PITFALLS => appendix::pitfalls(pitfalls, edition, chapters)
-                            .map_err(|e| at(directive.range.start, &e))?,
-                        _ => listing_files::render(
-                            self.root,
-                            directive.args,
-                            edition,
-                            self.dir,
-                            listings,
-                            self.frames,
-                        )
-                        .map_err(|e| at(directive.range.start, &e))?,
-                    }
+                GLOSSARY => appendix::glossary(glossary, edition, chapters),
+                PITFALLS => {
+                    appendix::pitfalls(pitfalls, edition, chapters).map_err(|e| at(offset, &e))?
                 }
-                _ => continue,
+                _ => listing_files::render(
+                    self.root,
+                    directive.args,
+                    edition,
+                    self.dir,
+                    listings,
+                    self.frames,
+                )
+                .map_err(|e| at(offset, &e))?,
             };
             out.push_str(&framed[copied..directive.range.start]);
             out.push_str(&replacement);
@@ -214,17 +236,17 @@ impl Page<'_> {
         let captioned = captions::add(&out, self.path);
         self.frames
             .expand_includes(&captioned, self.dir)
-            .map_err(|e| format!("src/{}: {e}", self.path).into())
+            .map_err(|e| e.with_file(&file))
     }
 
-    /// What mdBook would let through and the book forbids, as
-    /// `(byte offset, message)`: an include of a missing file or anchor
-    /// (mdBook logs it and carries on, or shows nothing), a directive that
-    /// neither mdBook nor the plug-in knows (it would stay on the page as
-    /// written), and a ```rust block with `ignore` or another attribute the
-    /// book's tests do not accept ([`program::program`]: every block is
-    /// tested), and a ```rs block (Rust shown as text, for appendix C).
-    fn check(&self, content: &str) -> std::result::Result<(), (usize, String)> {
+    /// What mdBook would let through and the book forbids, at its line of
+    /// `content`: an include of a missing file or anchor (mdBook logs it
+    /// and carries on, or shows nothing), a directive that neither mdBook
+    /// nor the plug-in knows (it would stay on the page as written), and a
+    /// ```rust block with `ignore` or another attribute the book's tests
+    /// do not accept ([`program::program`]: every block is tested), and a
+    /// ```rs block (Rust shown as text, for appendix C).
+    fn check(&self, content: &str) -> Result<()> {
         if let Some(problem) = check_includes(content, &self.root.join(self.dir))
             .into_iter()
             .next()
@@ -235,7 +257,8 @@ impl Page<'_> {
             if !MDBOOK_DIRECTIVES.contains(&directive.name)
                 && !OWN_DIRECTIVES.contains(&directive.name)
             {
-                return Err((
+                return Err(Error::at(
+                    content,
                     directive.range.start,
                     format!(
                         "unknown directive `{}`: mdBook's are {}; the plug-in's are {} \
@@ -248,7 +271,7 @@ impl Page<'_> {
             }
         }
         for block in program::rust_blocks(content)? {
-            program::program(&block).map_err(|e| (block.offset, e))?;
+            program::program(&block).map_err(|e| Error::at(content, block.offset, e))?;
         }
         // ```rs is Rust that no test compiles: only appendix C's listing
         // files may show it, and the plug-in writes those blocks itself.
@@ -256,7 +279,8 @@ impl Page<'_> {
             .into_iter()
             .find(|fence| fence.language() == program::RUST_TEXT)
         {
-            return Err((
+            return Err(Error::at(
+                content,
                 fence.range.start,
                 format!(
                     "a ```{} block is Rust that no test compiles, which only appendix C's \
@@ -268,12 +292,9 @@ impl Page<'_> {
         Ok(())
     }
 
-    /// The content with every ```rust block's hidden frame written in.
-    fn write_frames(
-        &self,
-        content: &str,
-        at: &dyn Fn(usize, &dyn std::fmt::Display) -> Box<dyn std::error::Error + Send + Sync>,
-    ) -> Result<String> {
+    /// The content with every ```rust block's hidden frame written in; an
+    /// error is at its block's line of `content`.
+    fn write_frames(&self, content: &str) -> Result<String> {
         let mut out = String::with_capacity(content.len());
         let mut copied = 0;
         for fence in fences(content) {
@@ -303,7 +324,7 @@ impl Page<'_> {
             if let Some(framed) = self
                 .frames
                 .write(body, self.dir)
-                .map_err(|e| at(fence.range.start, &e))?
+                .map_err(|e| Error::at(content, fence.range.start, e))?
             {
                 out.push_str(&content[copied..body_start]);
                 out.push_str(&framed);

@@ -11,9 +11,10 @@
 //! own print page ([`print_link`]). On paper nothing can be unfolded, so
 //! the folded parts (`<details>`, the exercises' solutions) are open.
 
-use crate::Result;
 use crate::edition::Edition;
 use crate::hidden;
+use crate::markdown::escape_html;
+use crate::{Error, Result};
 
 /// mdBook 0.5.4's page break between two chapters of the print page.
 const BREAK: &str = "<div style=\"break-before: page; page-break-before: always;\"></div>";
@@ -40,7 +41,12 @@ pub struct ChapterName {
 /// `ja/ch00-introduction.md`, …; those mdBook put on the print page, one
 /// per chapter).
 pub fn editions(print: &str, chapters: &[ChapterName]) -> Result<Vec<(String, String)>> {
-    let layout = || "print.html: no <main>…</main>; has mdBook's page layout changed?";
+    let layout = || {
+        Error::in_file(
+            "print.html",
+            "no <main>…</main>; has mdBook's page layout changed?",
+        )
+    };
     let open = print.find("<main>").ok_or_else(layout)? + "<main>".len();
     let close = print.rfind("</main>").ok_or_else(layout)?;
     let (head, body, tail) = (&print[..open], &print[open..close], &print[close..]);
@@ -54,7 +60,10 @@ pub fn editions(print: &str, chapters: &[ChapterName]) -> Result<Vec<(String, St
         .into());
     }
     if !tail.contains(PRINT_ON_LOAD) {
-        return Err("print.html: no print-on-load script; has mdBook's print page changed?".into());
+        return Err(Error::in_file(
+            "print.html",
+            "no print-on-load script; has mdBook's print page changed?",
+        ));
     }
     let mut pages = Vec::new();
     for edition in Edition::ALL {
@@ -140,10 +149,7 @@ fn numbered(part: &str, name: &str) -> String {
 
 /// A title's Markdown (text with `code` spans) as HTML.
 fn inline_html(markdown: &str) -> String {
-    let escaped = markdown
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;");
+    let escaped = escape_html(markdown);
     let mut out = String::new();
     for (i, piece) in escaped.split('`').enumerate() {
         if i % 2 == 1 {
@@ -172,7 +178,7 @@ fn chooser(head: &str, tail: &str, landing: &str) -> Result<String> {
     let first_heading_end = landing
         .find("</h1>")
         .map(|i| i + "</h1>".len())
-        .ok_or("print.html: the landing page has no <h1>")?;
+        .ok_or_else(|| Error::in_file("print.html", "the landing page has no <h1>"))?;
     Ok(format!(
         "{head}{}\n<ul class=\"asyncbook-print-editions\">\n{links}</ul>\n{}",
         &landing[..first_heading_end],

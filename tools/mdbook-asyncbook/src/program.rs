@@ -8,6 +8,7 @@
 //! found with mdBook's own Markdown parser.
 
 use crate::markdown::parser;
+use crate::{Error, Result};
 use mdbook_markdown::pulldown_cmark::{CodeBlockKind, Event, Tag, TagEnd};
 
 /// How a block is checked.
@@ -44,10 +45,10 @@ pub struct Program {
 
 /// Every ```rust block of `text`, in order.
 ///
-/// Fails, with the byte offset of the fence, on a fence without a language
-/// (readers and tools cannot tell whether it is Rust) and on a Rust
-/// attribute in a block whose language is not `rust`.
-pub fn rust_blocks(text: &str) -> Result<Vec<RustBlock>, (usize, String)> {
+/// Fails, at the fence's line, on a fence without a language (readers and
+/// tools cannot tell whether it is Rust) and on a Rust attribute in a
+/// block whose language is not `rust`.
+pub fn rust_blocks(text: &str) -> Result<Vec<RustBlock>> {
     let mut blocks = Vec::new();
     let mut current: Option<RustBlock> = None;
     for (event, range) in parser(text).into_offset_iter() {
@@ -58,7 +59,7 @@ pub fn rust_blocks(text: &str) -> Result<Vec<RustBlock>, (usize, String)> {
                     .filter(|t| !t.is_empty())
                     .map(str::to_owned)
                     .collect();
-                if is_rust(&info).map_err(|e| (range.start, e))? {
+                if is_rust(&info).map_err(|e| Error::at(text, range.start, e))? {
                     current = Some(RustBlock {
                         offset: range.start,
                         info,
@@ -128,7 +129,7 @@ pub const RUST_TEXT: &str = "rs";
 /// mdBook takes the first word of the info string as the language: only a
 /// block that starts with `rust` is shown, hidden-line-folded and run as
 /// Rust. A Rust attribute anywhere else is a mistake.
-fn is_rust(tokens: &[String]) -> Result<bool, String> {
+fn is_rust(tokens: &[String]) -> Result<bool> {
     let Some(first) = tokens.first() else {
         return Err("a code block without a language: write ```rust, ```text, …".into());
     };
@@ -143,19 +144,19 @@ fn is_rust(tokens: &[String]) -> Result<bool, String> {
     // plug-in writes it, for appendix C: an author's Markdown may not (see
     // the preprocessor's `check`).
     if first == RUST_TEXT && tokens.len() > 1 {
-        return Err(format!(
+        return Err(Error::new(format!(
             "```{}: a ```{RUST_TEXT} block is Rust shown as text, which takes no attributes",
             tokens.join(",")
-        ));
+        )));
     }
     if tokens
         .iter()
         .any(|t| ALLOWED.contains(&t.as_str()) || t == "ignore")
     {
-        return Err(format!(
+        return Err(Error::new(format!(
             "```{} looks like a Rust block: start its info string with `rust`",
             tokens.join(",")
-        ));
+        )));
     }
     Ok(false)
 }
@@ -164,9 +165,9 @@ fn is_rust(tokens: &[String]) -> Result<bool, String> {
 ///
 /// Fails on `ignore` (every block is tested), on an edition other than 2024,
 /// and on attributes that neither rustdoc nor mdBook know.
-pub fn program(block: &RustBlock) -> Result<Program, String> {
+pub fn program(block: &RustBlock) -> Result<Program> {
     let (tokens, body) = (&block.info, &block.body);
-    let error = |message: String| Err(message);
+    let error = |message: String| Err(Error::new(message));
     let is_code =
         |t: &str| t.len() == 5 && t.starts_with('E') && t[1..].bytes().all(|b| b.is_ascii_digit());
     let mut mode = Mode::Run;
@@ -312,11 +313,12 @@ mod tests {
         ] {
             let md = format!("text\n\n```{info}\nfn main() {{}}\n```\n");
             let err = match rust_blocks(&md) {
-                Err((offset, e)) => {
-                    assert_eq!(offset, 6, "{info}");
-                    e
+                // The fence's line.
+                Err(e) => {
+                    assert_eq!(e.line(), Some(3), "{info}");
+                    e.message().to_string()
                 }
-                Ok(blocks) => program(&blocks[0]).unwrap_err(),
+                Ok(blocks) => program(&blocks[0]).unwrap_err().to_string(),
             };
             assert!(err.contains(message), "{info}: {err}");
         }
@@ -345,6 +347,6 @@ mod tests {
         let md = "```rs\n#[test]\nfn t() { helper() }\n```\n";
         assert!(rust_blocks(md).unwrap().is_empty());
         let err = rust_blocks("```rs,no_run\nfn t() {}\n```\n").unwrap_err();
-        assert!(err.1.contains("takes no attributes"), "{}", err.1);
+        assert!(err.message().contains("takes no attributes"), "{err}");
     }
 }

@@ -13,11 +13,12 @@
 //! print page per edition ([`print`]), copies mermaid.js into the book, and
 //! writes [`PROGRAMS`] for the browser tests.
 
-use crate::Result;
 use crate::edition::Edition;
 use crate::hidden::{self, Chunks};
+use crate::preprocess::source_path;
 use crate::print;
 use crate::program::{program, rust_blocks};
+use crate::{Error, Result};
 use mdbook_renderer::RenderContext;
 use mdbook_renderer::book::Chapter;
 use std::collections::BTreeMap;
@@ -27,7 +28,7 @@ use std::process::Command;
 
 /// Runs the renderer over mdBook's protocol.
 pub fn run(input: impl Read) -> Result<()> {
-    let context = RenderContext::from_json(input).map_err(|e| format!("{e:#}"))?;
+    let context = RenderContext::from_json(input)?;
     // Our own output folder is empty; the HTML renderer's is beside it.
     let html = context
         .destination
@@ -50,29 +51,28 @@ pub fn run(input: impl Read) -> Result<()> {
         };
         let page = html.join(Path::new(&path).with_extension("html"));
         let text = read(&page)?;
-        let located =
-            |e: Box<dyn std::error::Error + Send + Sync>| format!("{}: {e}", page.display());
-        let done = hidden::externalise(&text, &mut chunks).map_err(located)?;
+        let done =
+            hidden::externalise(&text, &mut chunks).map_err(|e| e.with_file(page.display()))?;
         check_programs(&path, &chapter.content, &done.programs)?;
         let mut out = done.html;
         if let Some(edition) = Edition::of_path(&path) {
             // A page mdBook wrote differently (another version, another
             // theme) would otherwise go unmarked, and unsearched, silently.
             out = mark_page(&out, edition).ok_or_else(|| {
-                format!(
-                    "{}: no `<html lang=…>` or `<main>` to mark; has mdBook's page layout changed?",
-                    page.display()
+                Error::in_file(
+                    page.display(),
+                    "no `<html lang=…>` or `<main>` to mark; has mdBook's page layout changed?",
                 )
             })?;
             out = print::print_link(&out, edition).ok_or_else(|| {
-                format!(
-                    "{}: no print button; has mdBook's page layout changed?",
-                    page.display()
+                Error::in_file(
+                    page.display(),
+                    "no print button; has mdBook's page layout changed?",
                 )
             })?;
         }
         if out != text {
-            std::fs::write(&page, &out).map_err(|e| format!("{}: {e}", page.display()))?;
+            std::fs::write(&page, &out).map_err(|e| Error::in_file(page.display(), e))?;
         }
         programs.insert(path, done.programs);
     }
@@ -89,28 +89,19 @@ pub fn run(input: impl Read) -> Result<()> {
         .collect();
     let print = html.join("print.html");
     if print.is_file() {
-        for (name, page) in print::editions(&read(&print)?, &names)
-            .map_err(|e| format!("{}: {e}", print.display()))?
+        for (name, page) in
+            print::editions(&read(&print)?, &names).map_err(|e| e.with_file(print.display()))?
         {
             let file = html.join(name);
-            std::fs::write(&file, page).map_err(|e| format!("{}: {e}", file.display()))?;
+            std::fs::write(&file, page).map_err(|e| Error::in_file(file.display(), e))?;
         }
     }
     // For the browser tests: what the copy button must give for each block.
     std::fs::create_dir_all(&context.destination)?;
     let file = context.destination.join(PROGRAMS);
     std::fs::write(&file, serde_json::to_string_pretty(&programs)?)
-        .map_err(|e| format!("{}: {e}", file.display()))?;
+        .map_err(|e| Error::in_file(file.display(), e))?;
     index(&html)
-}
-
-/// A chapter's source path under `src/`, with `/` separators
-/// (`ja/ch01-future-trait.md`); `None` for a draft.
-fn source_path(chapter: &Chapter) -> Option<String> {
-    chapter
-        .path
-        .as_ref()
-        .map(|p| p.to_string_lossy().replace('\\', "/"))
 }
 
 /// Where theme/diagrams.js loads mermaid.js from, under the HTML book.
@@ -125,7 +116,7 @@ fn copy_mermaid(root: &Path, html: &Path) -> Result<()> {
     let to = html.join(MERMAID);
     std::fs::create_dir_all(to.parent().expect("a file in a folder"))?;
     std::fs::copy(&from, &to)
-        .map_err(|e| format!("{}: {e}; tools/book-tools writes it", from.display()))?;
+        .map_err(|e| Error::in_file(from.display(), format!("{e}; tools/book-tools writes it")))?;
     Ok(())
 }
 
@@ -135,7 +126,7 @@ fn copy_mermaid(root: &Path, html: &Path) -> Result<()> {
 pub const PROGRAMS: &str = "programs.json";
 
 fn read(page: &Path) -> Result<String> {
-    std::fs::read_to_string(page).map_err(|e| format!("{}: {e}", page.display()).into())
+    std::fs::read_to_string(page).map_err(|e| Error::in_file(page.display(), e))
 }
 
 /// The programs a chapter page's Rust blocks stood for, before their hidden
@@ -144,24 +135,27 @@ fn read(page: &Path) -> Result<String> {
 /// this renderer, as for the HTML one). mdBook drops the last line's
 /// newline in the page; nothing else may differ.
 fn check_programs(path: &str, markdown: &str, from_page: &[String]) -> Result<()> {
-    let blocks =
-        rust_blocks(markdown).map_err(|(offset, e)| format!("{path} at byte {offset}: {e}"))?;
+    let blocks = rust_blocks(markdown).map_err(|e| e.with_file(path))?;
     if blocks.len() != from_page.len() {
-        return Err(format!(
-            "{path}: {} Rust blocks in the Markdown, {} on the page",
-            blocks.len(),
-            from_page.len()
-        )
-        .into());
+        return Err(Error::in_file(
+            path,
+            format!(
+                "{} Rust blocks in the Markdown, {} on the page",
+                blocks.len(),
+                from_page.len()
+            ),
+        ));
     }
     for (index, (block, shown)) in blocks.iter().zip(from_page).enumerate() {
-        let tested = program(block).map_err(|e| format!("{path}: {e}"))?.program;
+        let tested = program(block).map_err(|e| e.with_file(path))?.program;
         if tested.trim_end_matches('\n') != shown.trim_end_matches('\n') {
-            return Err(format!(
-                "{path}: Rust block {} on the page is not the program the tests compile",
-                index + 1
-            )
-            .into());
+            return Err(Error::in_file(
+                path,
+                format!(
+                    "Rust block {} on the page is not the program the tests compile",
+                    index + 1
+                ),
+            ));
         }
     }
     Ok(())

@@ -13,6 +13,7 @@
 //! in it: the preprocessor must exit unsuccessfully, naming the page and
 //! the line.
 
+use mdbook_asyncbook::preprocess::chapter_texts;
 use mdbook_driver::MDBook;
 use mdbook_driver::config::Config;
 use mdbook_preprocessor::PreprocessorContext;
@@ -53,19 +54,9 @@ impl Renderer for Html {
         "html"
     }
 
-    fn render(&self, _: &RenderContext) -> anyhow::Result<()> {
+    fn render(&self, _: &RenderContext) -> mdbook_renderer::errors::Result<()> {
         Ok(())
     }
-}
-
-/// Every page of the book, as `(path under src/, content)`.
-fn pages(book: &Book) -> Vec<(String, String)> {
-    book.chapters()
-        .filter_map(|c| {
-            let path = c.path.as_ref()?.to_string_lossy().replace('\\', "/");
-            Some((path, c.content.clone()))
-        })
-        .collect()
 }
 
 /// The files under `dir`, as paths relative to it.
@@ -108,7 +99,7 @@ fn each_page_is_the_expected_markdown() {
     let bless = std::env::var_os("BLESS").is_some();
     let mut problems = Vec::new();
     let mut pages_seen = BTreeSet::new();
-    for (path, content) in pages(&book) {
+    for (path, content) in chapter_texts(&book) {
         let file = expected_dir.join(&path);
         pages_seen.insert(path.clone());
         if bless {
@@ -150,8 +141,8 @@ fn pages_without_work_for_the_plug_in_come_back_unchanged() {
     let root = fixture();
     let md = load(&root);
     let (book, _) = md.preprocess_book(&Html).unwrap();
-    let written: Vec<(String, String)> = pages(&md.book);
-    let out = pages(&book);
+    let written: Vec<(String, String)> = chapter_texts(&md.book);
+    let out = chapter_texts(&book);
     assert_eq!(
         written.iter().map(|(p, _)| p).collect::<Vec<_>>(),
         out.iter().map(|(p, _)| p).collect::<Vec<_>>()
@@ -252,7 +243,7 @@ fn a_copy_of_the_fixture_preprocesses_as_the_fixture_does() {
     );
     let book: Book = serde_json::from_slice(&output.stdout).unwrap();
     let (expected, _) = load(&fixture()).preprocess_book(&Html).unwrap();
-    assert_eq!(pages(&book), pages(&expected));
+    assert_eq!(chapter_texts(&book), chapter_texts(&expected));
 }
 
 #[test]
@@ -348,6 +339,23 @@ fn an_appendix_outside_the_editions_is_an_error() {
     assert_eq!(
         copy.error(),
         "mdbook-asyncbook: src/index.md:5: the appendices can only be written in an edition (ja/, zh/)\n"
+    );
+}
+
+#[test]
+fn an_appendix_mistake_after_framed_blocks_names_its_own_line() {
+    // The frames written into the blocks above add lines to the text the
+    // directive is read from: the line named is still the author's.
+    let copy = Copy::new("after-frames");
+    copy.edit(
+        "src/ja/ch01-timer.md",
+        "そのままです。\n",
+        "そのままです。\n\n{{#listings output}}\n",
+    );
+    assert_eq!(
+        copy.error(),
+        "mdbook-asyncbook: src/ja/ch01-timer.md:37: \
+         `{{#listings output}}`: the groups are src, examples, compile_fail, tests\n"
     );
 }
 
