@@ -1,4 +1,4 @@
-//! The seven executors of the task groups ([`spawn`](super::spawn),
+//! The ten executors of the task groups ([`spawn`](super::spawn),
 //! [`ping_pong`](super::ping_pong), [`wake_many`](super::wake_many)) behind
 //! one trait, so that each group writes its work once and runs it on every
 //! executor the same way.
@@ -10,7 +10,7 @@
 //! - those with a "run until every task is done" call (`book-ch03`,
 //!   `book-ch03-fixed`, `futures`' `LocalPool`) get the tasks spawned from
 //!   outside, then that call;
-//! - those whose loop runs one main future (`book-ch09`, `book-ch10`,
+//! - those whose loop runs one main future (`book-ch09`, `book-ch10`, `book-ch11…`,
 //!   `async-executor`, `tokio`) spawn from inside it, as a program would,
 //!   keep the join handles and await every one.
 //!
@@ -68,6 +68,9 @@ pub fn each(visit: &mut impl Visit) {
     visit.visit::<BookCh03Fixed>();
     visit.visit::<BookCh09>();
     visit.visit::<BookCh10>();
+    visit.visit::<BookCh11<1>>();
+    visit.visit::<BookCh11<2>>();
+    visit.visit::<BookCh11<3>>();
     visit.visit::<AsyncExecutor>();
     visit.visit::<Tokio>();
     visit.visit::<Futures>();
@@ -133,21 +136,47 @@ impl Executor for BookCh03Fixed {
     }
 }
 
-/// Spawns `tasks` from inside `rt.block_on` and awaits every handle.
-fn run_on_book_runtime<F, I>(rt: &listings::runtime::Runtime, tasks: I)
-where
-    F: Future<Output = ()> + 'static,
-    I: IntoIterator<Item = F>,
-{
-    let handle = rt.handle();
-    rt.block_on(async {
-        let handles: Vec<_> = tasks.into_iter().map(|task| handle.spawn(task)).collect();
-        for joined in handles {
-            joined.await;
-        }
-    })
-    .expect("epoll_wait failed");
+/// The book's runtimes (chapters 9 to 11) as the benchmarks drive them:
+/// the tasks spawned from inside `block_on`, as a program would, and every
+/// handle awaited in spawn order.
+pub trait BookRuntime {
+    /// Spawns every future of `tasks` and returns their outputs, in order.
+    fn spawn_and_join<F, I>(&self, tasks: I) -> Vec<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+        I: IntoIterator<Item = F>;
 }
+
+/// The same code for each runtime: their `spawn`, `block_on` and handles
+/// have the same shape, not a common type.
+macro_rules! book_runtime {
+    ($runtime:ty) => {
+        impl BookRuntime for $runtime {
+            fn spawn_and_join<F, I>(&self, tasks: I) -> Vec<F::Output>
+            where
+                F: Future + 'static,
+                F::Output: 'static,
+                I: IntoIterator<Item = F>,
+            {
+                let handle = self.handle();
+                self.block_on(async {
+                    let handles: Vec<_> =
+                        tasks.into_iter().map(|task| handle.spawn(task)).collect();
+                    let mut outputs = Vec::with_capacity(handles.len());
+                    for joined in handles {
+                        outputs.push(joined.await);
+                    }
+                    outputs
+                })
+                .expect("epoll_wait failed")
+            }
+        }
+    };
+}
+
+book_runtime!(listings::runtime::Runtime);
+book_runtime!(listings::lean_runtime::Runtime);
 
 /// Chapter 9's runtime: looks at epoll after every round of polls.
 #[derive(Debug)]
@@ -168,7 +197,7 @@ impl Executor for BookCh09 {
         F: Future<Output = ()> + Send + 'static,
         I: IntoIterator<Item = F>,
     {
-        run_on_book_runtime(&self.rt, tasks);
+        self.rt.spawn_and_join(tasks);
     }
 }
 
@@ -192,7 +221,47 @@ impl Executor for BookCh10 {
         F: Future<Output = ()> + Send + 'static,
         I: IntoIterator<Item = F>,
     {
-        run_on_book_runtime(&self.rt, tasks);
+        self.rt.spawn_and_join(tasks);
+    }
+}
+
+/// Chapter 11's runtime after its step `STEP` (the last, 3, is the
+/// runtime the chapter ends with).
+#[derive(Debug)]
+pub struct BookCh11<const STEP: u8> {
+    rt: listings::lean_runtime::Runtime,
+}
+
+impl<const STEP: u8> Executor for BookCh11<STEP> {
+    const ID: Impl = match STEP {
+        1 => Impl::BookCh11Step1,
+        2 => Impl::BookCh11Step2,
+        _ => Impl::BookCh11,
+    };
+
+    fn new() -> Self {
+        let rt =
+            listings::lean_runtime::Runtime::at_step(ch11_step(STEP)).expect("an epoll runtime");
+        BookCh11 { rt }
+    }
+
+    fn run_all<F, I>(&mut self, _queue: usize, tasks: I)
+    where
+        F: Future<Output = ()> + Send + 'static,
+        I: IntoIterator<Item = F>,
+    {
+        self.rt.spawn_and_join(tasks);
+    }
+}
+
+/// Chapter 11's step `n`.
+pub fn ch11_step(n: u8) -> listings::lean_runtime::Step {
+    use listings::lean_runtime::Step;
+    match n {
+        1 => Step::Tasks,
+        2 => Step::LocalQueue,
+        3 => Step::Timers,
+        _ => panic!("chapter 11 has no step {n}"),
     }
 }
 

@@ -10,7 +10,7 @@
 //! The report divides by n: nanoseconds per task.
 //!
 //! Fair because every executor runs the very same task: an `async` block
-//! that captures nothing and adds one to a thread-local counter (all seven
+//! that captures nothing and adds one to a thread-local counter (all ten
 //! poll their tasks on the thread that drives them). A shared `Rc` for the
 //! local executors and an `Arc` for the `Send` ones would have charged the
 //! chapter 3 executors three atomic operations per task that are not

@@ -87,9 +87,10 @@ use std::time::{Duration, Instant};
 use async_executor::LocalExecutor;
 use bench_results::raw::{Lateness, Outcome, TimerMeasures, TimerResult, Timers};
 use listings::reactor::Reactor;
-use listings::runtime::{Handle, Runtime};
+use listings::runtime::Runtime;
 use listings::timer::TimerFuture;
 
+use super::executors::{BookRuntime, ch11_step};
 use super::measure::{self, PeakMethod, rounded};
 use super::support;
 
@@ -99,16 +100,21 @@ enum Impl {
     BookCh02,
     BookCh07,
     BookCh09,
+    /// Chapter 11's runtime after its step 1, 2 or 3 (3: every step).
+    BookCh11(u8),
     Tokio,
     AsyncIo,
 }
 
 impl Impl {
     /// Every implementation, in the order they run and are reported.
-    const ALL: [Impl; 5] = [
+    const ALL: [Impl; 8] = [
         Impl::BookCh02,
         Impl::BookCh07,
         Impl::BookCh09,
+        Impl::BookCh11(1),
+        Impl::BookCh11(2),
+        Impl::BookCh11(3),
         Impl::Tokio,
         Impl::AsyncIo,
     ];
@@ -119,6 +125,9 @@ impl Impl {
             Impl::BookCh02 => bench_results::Impl::BookCh02,
             Impl::BookCh07 => bench_results::Impl::BookCh07,
             Impl::BookCh09 => bench_results::Impl::BookCh09,
+            Impl::BookCh11(1) => bench_results::Impl::BookCh11Step1,
+            Impl::BookCh11(2) => bench_results::Impl::BookCh11Step2,
+            Impl::BookCh11(_) => bench_results::Impl::BookCh11,
             Impl::Tokio => bench_results::Impl::Tokio,
             Impl::AsyncIo => bench_results::Impl::AsyncIo,
         }
@@ -336,6 +345,15 @@ fn run_once(implementation: Impl, count: usize, duration: Duration, peak: &PeakM
                 async move { timed(duration, |d| handle.sleep(d)).await }
             })
         }
+        Impl::BookCh11(step) => {
+            let runtime = listings::lean_runtime::Runtime::at_step(ch11_step(step))
+                .expect("a runtime (epoll, eventfd)");
+            let handle = runtime.handle().clone();
+            on_runtime(&runtime, count, peak, || {
+                let handle = handle.clone();
+                async move { timed(duration, |d| handle.sleep(d)).await }
+            })
+        }
         Impl::Tokio => tokio_run(count, duration, peak),
         Impl::AsyncIo => async_io_run(count, duration, peak),
     }
@@ -386,7 +404,7 @@ where
 /// `count` tasks made by `task`, spawned on `runtime` by the main future,
 /// which joins them in order.
 fn on_runtime<F>(
-    runtime: &Runtime,
+    runtime: &impl BookRuntime,
     count: usize,
     peak: &PeakMethod,
     mut task: impl FnMut() -> F,
@@ -394,19 +412,9 @@ fn on_runtime<F>(
 where
     F: Future<Output = Timed> + 'static,
 {
-    let handle: &Handle = runtime.handle();
     let watch = peak.start();
     let start = Instant::now();
-    let timed = runtime
-        .block_on(async {
-            let tasks: Vec<_> = (0..count).map(|_| handle.spawn(task())).collect();
-            let mut timed = Vec::with_capacity(count);
-            for task in tasks {
-                timed.push(task.await);
-            }
-            timed
-        })
-        .expect("epoll_wait");
+    let timed = runtime.spawn_and_join((0..count).map(|_| task()));
     finish(start, timed, watch)
 }
 

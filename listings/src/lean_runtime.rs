@@ -45,6 +45,22 @@ pub use super::task_cell::JoinHandle;
 /// tokio's default for the same thing ("event interval") is 61 polls.
 pub const IO_INTERVAL: u32 = 61;
 
+/// The chapter's steps, each on top of the ones before, so that one
+/// benchmark run can measure what each bought: [`Runtime::new`] takes them
+/// all, [`Runtime::at_step`] stops at one. (Chapter 10's runtime, which
+/// the first step starts from, is chapter 9's with the same
+/// [`IO_INTERVAL`].)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Step {
+    /// Tasks in one allocation, the queue holding them: every wake still
+    /// goes through the locked queue and the notifier, as in chapter 9.
+    Tasks = 1,
+    /// Wakes on the runtime's thread go to the local queue.
+    LocalQueue = 2,
+    /// No clock read, and no timer work, while no timer is pending.
+    Timers = 3,
+}
+
 // ANCHOR: types
 /// A single-thread runtime. Not `Send`: it runs where it was made.
 #[derive(Debug)]
@@ -72,6 +88,9 @@ struct Inner {
     running: Cell<bool>,
     /// Set when the `Runtime` is dropped: no more tasks.
     closed: Cell<bool>,
+    /// Whether the loop skips the timers (and the clock) when there are
+    /// none ([`Step::Timers`]).
+    lazy_timers: bool,
 }
 
 /// The inject queue: tasks woken on other threads.
@@ -84,6 +103,9 @@ struct Shared {
     /// (loom checks both, see the tests).
     injected: AtomicBool,
     notifier: Arc<Notifier>,
+    /// Whether wakes on the runtime's thread use the local queue
+    /// ([`Step::LocalQueue`]).
+    local_wakes: bool,
     /// Test-only: how many tasks were ever injected.
     #[cfg(test)]
     injections: std::sync::atomic::AtomicUsize,
@@ -110,7 +132,7 @@ impl Schedule for Scheduler {
     fn schedule(&self, task: Runnable) {
         // On the runtime's own thread, during its `block_on`: the local
         // queue. A plain check of a thread-local, no lock.
-        if let Some(inner) = CURRENT.get() {
+        if let Some(inner) = CURRENT.get().filter(|_| self.0.local_wakes) {
             // SAFETY: `CURRENT` points to an `Inner` only while that
             // runtime's `block_on` runs on this thread (its guard clears
             // it), and the `Rc` that `block_on` borrows keeps it alive.
@@ -377,13 +399,20 @@ impl Drop for Entered<'_> {
 }
 
 impl Runtime {
-    /// A runtime with its own epoll reactor.
+    /// A runtime with its own epoll reactor, with every step of the
+    /// chapter.
     pub fn new() -> io::Result<Self> {
+        Runtime::at_step(Step::Timers)
+    }
+
+    /// The runtime as it stands after `step` (and the steps before it).
+    pub fn at_step(step: Step) -> io::Result<Self> {
         let reactor = Arc::new(Reactor::new()?);
         let shared = Arc::new(Shared {
             inject: Mutex::new(Inject::default()),
             injected: AtomicBool::new(false),
             notifier: Arc::clone(reactor.notifier()),
+            local_wakes: step >= Step::LocalQueue,
             #[cfg(test)]
             injections: Default::default(),
         });
@@ -395,6 +424,7 @@ impl Runtime {
             timers: RefCell::default(),
             running: Cell::new(false),
             closed: Cell::new(false),
+            lazy_timers: step >= Step::Timers,
         });
         Ok(Runtime {
             handle: Handle { inner },
@@ -481,7 +511,7 @@ impl Inner {
     /// Wakes the tasks whose timers are due; returns the next deadline.
     fn fire_timers(&self) -> Option<Instant> {
         let mut timers = self.timers.borrow_mut();
-        if timers.waiting.is_empty() {
+        if self.lazy_timers && timers.waiting.is_empty() {
             return None;
         }
         let next = timers.expire(Instant::now());
@@ -706,6 +736,17 @@ mod tests {
         assert_eq!(Counts::since(before).eventfd_writes, 0);
         let injections = &rt.handle.inner.shared.injections;
         assert_eq!(injections.load(Ordering::Relaxed), 0, "no lock taken");
+    }
+
+    #[test]
+    fn before_the_local_queue_step_every_wake_takes_the_inject_queue() {
+        let rt = Runtime::at_step(Step::Tasks).unwrap();
+        let handle = rt.handle().clone();
+        let woken = handle.spawn(crate::state_machine::yield_now());
+        rt.block_on(woken).unwrap();
+        // The task's one wake (it woke itself): locked queue and all.
+        let injections = &rt.handle.inner.shared.injections;
+        assert_eq!(injections.load(Ordering::Relaxed), 1);
     }
 
     #[test]
@@ -990,6 +1031,7 @@ mod loom_tests {
                 inject: Mutex::new(Inject::default()),
                 injected: AtomicBool::new(false),
                 notifier: Arc::new(Notifier::new().unwrap()),
+                local_wakes: true,
                 injections: Default::default(),
             });
             // Published with a relaxed store: only the task's flag and the

@@ -15,12 +15,12 @@ use std::collections::BTreeSet;
 pub const BLOCK_ON: [&str; 6] = impl_ids(ids::BLOCK_ON);
 /// The executors of `spawn`, `ping_pong` and `wake_many`
 /// ([`ids::EXECUTORS`]).
-pub const EXECUTORS: [&str; 7] = impl_ids(ids::EXECUTORS);
+pub const EXECUTORS: [&str; 10] = impl_ids(ids::EXECUTORS);
 /// The primitives of `parts` (not implementations: the parts chart has
 /// one colour).
 pub const PARTS: [&str; 9] = part_ids(Part::ALL);
 /// The timers' implementations ([`ids::TIMERS`]).
-pub const TIMERS: [&str; 5] = impl_ids(ids::TIMERS);
+pub const TIMERS: [&str; 8] = impl_ids(ids::TIMERS);
 /// The echo servers ([`ids::ECHO`]).
 pub const ECHO: [&str; 4] = impl_ids(ids::ECHO);
 /// The timers' metrics, each a measure `timers/<metric>/<impl>`.

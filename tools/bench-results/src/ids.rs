@@ -70,7 +70,7 @@ impl fmt::Display for Group {
     }
 }
 
-/// An implementation measured: `book-ch02` … `book-ch10` for the book's
+/// An implementation measured: `book-ch02` … `book-ch11` for the book's
 /// code (the chapter that builds it), the crate's name for a library.
 /// The JSON writes it as its [`id`](Impl::id).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -92,6 +92,12 @@ pub enum Impl {
     BookCh10,
     /// Chapter 10's parker, uncached.
     BookCh10Parker,
+    /// Chapter 11's runtime after its first step (tasks in one allocation).
+    BookCh11Step1,
+    /// Chapter 11's runtime after its second step (the local queue).
+    BookCh11Step2,
+    /// Chapter 11's runtime, every step taken.
+    BookCh11,
     /// pollster.
     Pollster,
     /// futures.
@@ -108,7 +114,7 @@ pub enum Impl {
 
 impl Impl {
     /// Every implementation.
-    pub const ALL: [Impl; 14] = [
+    pub const ALL: [Impl; 17] = [
         Impl::BookCh02,
         Impl::BookCh03,
         Impl::BookCh03Fixed,
@@ -117,6 +123,9 @@ impl Impl {
         Impl::BookCh09,
         Impl::BookCh10,
         Impl::BookCh10Parker,
+        Impl::BookCh11Step1,
+        Impl::BookCh11Step2,
+        Impl::BookCh11,
         Impl::Pollster,
         Impl::Futures,
         Impl::FuturesLite,
@@ -136,6 +145,9 @@ impl Impl {
             Impl::BookCh09 => "book-ch09",
             Impl::BookCh10 => "book-ch10",
             Impl::BookCh10Parker => "book-ch10-parker",
+            Impl::BookCh11Step1 => "book-ch11-step1",
+            Impl::BookCh11Step2 => "book-ch11-step2",
+            Impl::BookCh11 => "book-ch11",
             Impl::Pollster => "pollster",
             Impl::Futures => "futures",
             Impl::FuturesLite => "futures-lite",
@@ -223,20 +235,26 @@ pub const BLOCK_ON: [Impl; 6] = [
     Impl::FuturesLite,
 ];
 /// The executors of `spawn`, `ping_pong` and `wake_many`.
-pub const EXECUTORS: [Impl; 7] = [
+pub const EXECUTORS: [Impl; 10] = [
     Impl::BookCh03,
     Impl::BookCh03Fixed,
     Impl::BookCh09,
     Impl::BookCh10,
+    Impl::BookCh11Step1,
+    Impl::BookCh11Step2,
+    Impl::BookCh11,
     Impl::AsyncExecutor,
     Impl::Tokio,
     Impl::Futures,
 ];
 /// The timers' implementations.
-pub const TIMERS: [Impl; 5] = [
+pub const TIMERS: [Impl; 8] = [
     Impl::BookCh02,
     Impl::BookCh07,
     Impl::BookCh09,
+    Impl::BookCh11Step1,
+    Impl::BookCh11Step2,
+    Impl::BookCh11,
     Impl::Tokio,
     Impl::AsyncIo,
 ];
