@@ -35,6 +35,7 @@ use std::time::{Duration, Instant};
 
 use super::epoll_reactor::Reactor;
 use super::notifier::Notifier;
+use super::slab::Slab;
 use super::task_cell::{self, Registered, Runnable, Schedule};
 
 pub use super::task_cell::JoinHandle;
@@ -82,7 +83,7 @@ struct Inner {
     /// Tasks woken on this thread (and new ones): no lock.
     local: RefCell<VecDeque<Runnable>>,
     /// The runtime's reference to every unfinished task, by key.
-    tasks: RefCell<Slab>,
+    tasks: RefCell<Slab<Registered>>,
     timers: RefCell<Timers>,
     /// True while `block_on` runs: it must not be called from a task.
     running: Cell<bool>,
@@ -176,56 +177,6 @@ impl Shared {
     }
 }
 // ANCHOR_END: schedule
-
-// ANCHOR: slab
-/// The runtime's references to its unfinished tasks, in slots numbered by
-/// key; a freed slot is reused, so the vector only grows to the most
-/// tasks alive at once.
-#[derive(Default)]
-struct Slab {
-    slots: Vec<Slot>,
-    /// The first free slot (the free slots form a list through `Free`).
-    free: usize,
-    len: usize,
-}
-
-enum Slot {
-    Task(Registered),
-    Free { next: usize },
-}
-
-impl Slab {
-    /// The key the next `insert` will use.
-    fn next_key(&self) -> usize {
-        self.free
-    }
-
-    fn insert(&mut self, task: Registered) {
-        let key = self.free;
-        if key == self.slots.len() {
-            self.slots.push(Slot::Task(task));
-            self.free = key + 1;
-        } else {
-            let Slot::Free { next } = std::mem::replace(&mut self.slots[key], Slot::Task(task))
-            else {
-                unreachable!("the free list points to a free slot");
-            };
-            self.free = next;
-        }
-        self.len += 1;
-    }
-
-    fn remove(&mut self, key: usize) -> Registered {
-        let slot = std::mem::replace(&mut self.slots[key], Slot::Free { next: self.free });
-        let Slot::Task(task) = slot else {
-            panic!("no task under key {key}");
-        };
-        self.free = key;
-        self.len -= 1;
-        task
-    }
-}
-// ANCHOR_END: slab
 
 // ANCHOR: spawn
 impl Handle {
@@ -572,7 +523,7 @@ impl Drop for Runtime {
 impl fmt::Debug for Handle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Handle")
-            .field("tasks", &self.inner.tasks.borrow().len)
+            .field("tasks", &self.inner.tasks.borrow().len())
             .field("timers", &self.inner.timers.borrow().waiting.len())
             .finish_non_exhaustive()
     }

@@ -33,6 +33,7 @@
 //! | [`fast_parker`] | 10: a three-state parker: no lock and no system call when nobody sleeps |
 //! | [`fast_block_on`] | 10: `block_on` with the thread's cached parker and waker; a fresh pair when nested |
 //! | [`task_cell`] | 11: a task in one allocation: header, output and future; its waker and handles |
+//! | [`slab`] | 11: values in numbered slots, freed numbers reused |
 //! | [`lean_runtime`] | 11: chapter 9's runtime rebuilt: one-allocation tasks, a local queue, lazy timers |
 //! | [`pitfalls`] | bugs the book shows on purpose, each with its test |
 //! | [`exercises`] | solutions to the exercises at the end of each chapter |
@@ -61,6 +62,7 @@ pub mod real_future;
 pub mod run_queue;
 pub mod runtime;
 pub mod simple_future;
+pub mod slab;
 pub mod state_machine;
 pub mod std_executor;
 pub mod stdin_demo;
