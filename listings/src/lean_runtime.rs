@@ -33,7 +33,7 @@ use loom::sync::{Mutex, atomic::AtomicBool};
 use std::sync::{Mutex, atomic::AtomicBool};
 use std::time::{Duration, Instant};
 
-use super::epoll_reactor::Reactor;
+use super::lean_reactor::Reactor;
 use super::notifier::Notifier;
 use super::slab::Slab;
 use super::task_cell::{self, Registered, Runnable, Schedule};
@@ -77,7 +77,7 @@ pub struct Handle {
 }
 
 struct Inner {
-    reactor: Arc<Reactor>,
+    reactor: Rc<Reactor>,
     /// The part that wakes from other threads reach.
     shared: Arc<Shared>,
     /// Tasks woken on this thread (and new ones): no lock.
@@ -358,7 +358,7 @@ impl Runtime {
 
     /// The runtime as it stands after `step` (and the steps before it).
     pub fn at_step(step: Step) -> io::Result<Self> {
-        let reactor = Arc::new(Reactor::new()?);
+        let reactor = Rc::new(Reactor::new()?);
         let shared = Arc::new(Shared {
             inject: Mutex::new(Inject::default()),
             injected: AtomicBool::new(false),
@@ -481,8 +481,8 @@ impl Inner {
 
 impl Handle {
     /// The runtime's reactor, to register I/O with
-    /// ([`Async::new`](super::async_fd::Async::new)).
-    pub fn reactor(&self) -> &Arc<Reactor> {
+    /// ([`Async::new`](super::lean_reactor::Async::new)).
+    pub fn reactor(&self) -> &Rc<Reactor> {
         &self.inner.reactor
     }
 }

@@ -34,6 +34,7 @@
 //! | [`fast_block_on`] | 10: `block_on` with the thread's cached parker and waker; a fresh pair when nested |
 //! | [`task_cell`] | 11: a task in one allocation: header, output and future; its waker and handles |
 //! | [`slab`] | 11: values in numbered slots, freed numbers reused |
+//! | [`lean_reactor`] | 11: a reactor for one thread: registered once, edge-triggered, per-descriptor state, `accept4` |
 //! | [`lean_runtime`] | 11: chapter 9's runtime rebuilt: one-allocation tasks, a local queue, lazy timers |
 //! | [`pitfalls`] | bugs the book shows on purpose, each with its test |
 //! | [`exercises`] | solutions to the exercises at the end of each chapter |
@@ -51,6 +52,7 @@ pub mod exercises;
 pub mod fast_block_on;
 pub mod fast_parker;
 pub mod fixed_executor;
+pub mod lean_reactor;
 pub mod lean_runtime;
 pub mod notifier;
 pub mod parker;

@@ -1,0 +1,499 @@
+//! Chapter 11, the I/O step: a reactor for one thread.
+//!
+//! Chapter 8's reactor serves any thread: one lock around a map from
+//! tokens to wakers, and every wait re-arms its descriptor (oneshot: an
+//! `epoll_ctl` call each time a read would block). Chapter 11's runtime
+//! waits, reads and writes on one thread only, which allows less:
+//!
+//! - a descriptor is registered once, edge-triggered, for reading; for
+//!   writing too the first time a write would block (one `epoll_ctl`, and
+//!   only then: a socket becomes writable each time its peer reads, and
+//!   reports of that nobody waits for would wake the thread for nothing);
+//!   it is never re-armed;
+//! - its state — whether it may be read or written, and who waits — is its
+//!   own, reached by its number in a [`Slab`]: no lock, no hash;
+//! - a read or write that would block clears its flag and leaves the
+//!   waker; a report sets the flag and wakes. Waiting costs no system call.
+//!
+//! Edge-triggered means that epoll reports a descriptor when it *becomes*
+//! ready, not while it is. That is enough here because a flag, once set,
+//! stays set until a call returns `WouldBlock`: the data that arrived is
+//! read until there is none before the task waits for the next report.
+
+use std::cell::{Cell, RefCell};
+use std::future::poll_fn;
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::fd::{AsFd, BorrowedFd};
+use std::rc::Rc;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
+use rustix::net::SocketFlags;
+
+use super::epoll::{Event, Interest, Mode, Poller};
+use super::notifier::Notifier;
+use super::slab::Slab;
+
+// ANCHOR: reactor
+/// A reactor for the runtime's thread: epoll, the eventfd that other
+/// threads wake it with, and the registered descriptors. Not `Send`.
+#[derive(Debug)]
+pub struct Reactor {
+    poller: Poller,
+    notifier: Arc<Notifier>,
+    sources: RefCell<Slab<Rc<Source>>>,
+    /// Reused by every wait: the reports, then the wakers to call.
+    events: RefCell<Vec<Event>>,
+    to_wake: RefCell<Vec<Waker>>,
+}
+
+/// One registered descriptor's state.
+struct Source {
+    /// May be read (or accepted from): set by a report, cleared by a call
+    /// that would block. True at first: the first call finds out.
+    readable: Cell<bool>,
+    /// May be written: likewise.
+    writable: Cell<bool>,
+    /// The task waiting to read, and the one waiting to write.
+    reader: Cell<Option<Waker>>,
+    writer: Cell<Option<Waker>>,
+    /// Whether epoll reports it writable: since the first write that
+    /// would have blocked.
+    watched_for_room: Cell<bool>,
+}
+
+/// The eventfd's token; a descriptor's token is its number in the slab.
+const NOTIFY: u64 = u64::MAX;
+
+impl std::fmt::Debug for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Source")
+            .field("readable", &self.readable.get())
+            .field("writable", &self.writable.get())
+            .finish_non_exhaustive()
+    }
+}
+// ANCHOR_END: reactor
+
+// ANCHOR: register
+impl Reactor {
+    /// A reactor with its own epoll instance and eventfd.
+    pub fn new() -> io::Result<Self> {
+        let poller = Poller::new()?;
+        let notifier = Arc::new(Notifier::new()?);
+        poller.add(&*notifier, NOTIFY, Interest::READABLE, Mode::Level)?;
+        Ok(Reactor {
+            poller,
+            notifier,
+            sources: RefCell::default(),
+            events: RefCell::default(),
+            to_wake: RefCell::default(),
+        })
+    }
+
+    /// The eventfd that wakes this reactor's thread from other threads.
+    pub fn notifier(&self) -> &Arc<Notifier> {
+        &self.notifier
+    }
+
+    /// Registers `fd` for reading, once and for all; returns its number
+    /// and its state.
+    fn register(&self, fd: BorrowedFd<'_>) -> io::Result<(usize, Rc<Source>)> {
+        let mut sources = self.sources.borrow_mut();
+        let key = sources.next_key();
+        self.poller
+            .add(fd, key as u64, Interest::READABLE, Mode::Edge)?;
+        let source = Rc::new(Source {
+            readable: Cell::new(true),
+            writable: Cell::new(true),
+            reader: Cell::new(None),
+            writer: Cell::new(None),
+            watched_for_room: Cell::new(false),
+        });
+        sources.insert(Rc::clone(&source));
+        Ok((key, source))
+    }
+
+    /// From now on, epoll also reports `fd`, number `key`, writable. If it
+    /// is writable already, the next wait reports it.
+    fn watch_for_room(&self, fd: BorrowedFd<'_>, key: usize) -> io::Result<()> {
+        let both = Interest {
+            readable: true,
+            writable: true,
+        };
+        self.poller.modify(fd, key as u64, both, Mode::Edge)
+    }
+
+    /// Forgets `fd`, number `key`: no report for it can come any more.
+    fn deregister(&self, fd: BorrowedFd<'_>, key: usize) -> io::Result<()> {
+        let deleted = self.poller.delete(fd);
+        // Its number is free from now on. No report for it is pending:
+        // reports are handled within `wait_unless`, and no task runs
+        // there, so no `Async` is dropped between a report and its
+        // handling.
+        let source = self.sources.borrow_mut().remove(key);
+        // Its wakers dropped after the borrow: a waker's drop runs its
+        // executor's code.
+        drop(source);
+        deleted
+    }
+}
+// ANCHOR_END: register
+
+// ANCHOR: wait
+impl Reactor {
+    /// Waits for reports, a notify, or `timeout` (`None`: no limit), and
+    /// wakes the tasks waiting on what was reported. As in chapter 8,
+    /// once the notifier says this thread sleeps, `has_work` looks at the
+    /// work other threads add once more, and if there is some, the wait
+    /// only looks (timeout zero).
+    pub fn wait_unless(
+        &self,
+        timeout: Option<Duration>,
+        has_work: impl FnOnce() -> bool,
+    ) -> io::Result<()> {
+        let sleeps = timeout != Some(Duration::ZERO) && self.notifier.may_sleep(has_work);
+        let timeout = if sleeps {
+            timeout
+        } else {
+            Some(Duration::ZERO)
+        };
+        let mut events = self.events.borrow_mut();
+        let waited = self.poller.wait(&mut events, timeout);
+        let reported = events.iter().any(|event| event.token == NOTIFY);
+        self.notifier.woke(reported);
+        waited?;
+        let mut to_wake = self.to_wake.borrow_mut();
+        let sources = self.sources.borrow();
+        for event in events.iter().filter(|event| event.token != NOTIFY) {
+            let Some(source) = sources.get(event.token as usize) else {
+                continue;
+            };
+            if event.readable {
+                source.readable.set(true);
+                to_wake.extend(source.reader.take());
+            }
+            if event.writable {
+                source.writable.set(true);
+                to_wake.extend(source.writer.take());
+            }
+        }
+        drop((sources, events));
+        // Outside every borrow: a waker runs its executor's code. (The
+        // buffer stays borrowed, and its allocation kept.)
+        for waker in to_wake.drain(..) {
+            waker.wake();
+        }
+        Ok(())
+    }
+}
+// ANCHOR_END: wait
+
+// ANCHOR: async
+/// A non-blocking descriptor registered with a [`Reactor`]: its reads and
+/// writes wait in the reactor instead of blocking the thread.
+#[derive(Debug)]
+pub struct Async<T: AsFd> {
+    io: T,
+    key: usize,
+    source: Rc<Source>,
+    reactor: Rc<Reactor>,
+    /// Whether `io` was blocking: it is made so again on drop.
+    was_blocking: bool,
+}
+
+/// Which way a task waits.
+#[derive(Clone, Copy)]
+enum Direction {
+    Read,
+    Write,
+}
+
+impl<T: AsFd> Async<T> {
+    /// Makes `io` non-blocking (if it is not) and registers it.
+    pub fn new(reactor: &Rc<Reactor>, io: T) -> io::Result<Self> {
+        let flags = fcntl_getfl(&io)?;
+        let was_blocking = !flags.contains(OFlags::NONBLOCK);
+        if was_blocking {
+            fcntl_setfl(&io, flags | OFlags::NONBLOCK)?;
+        }
+        match reactor.register(io.as_fd()) {
+            Ok((key, source)) => Ok(Async {
+                io,
+                key,
+                source,
+                reactor: Rc::clone(reactor),
+                was_blocking,
+            }),
+            Err(e) => {
+                if was_blocking {
+                    let _ = fcntl_setfl(&io, flags);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// The descriptor's value.
+    pub fn get_ref(&self) -> &T {
+        &self.io
+    }
+
+    /// Runs `op` while the descriptor may be ready in `direction`; once it
+    /// would block, waits for the next report.
+    fn poll_io<R>(
+        &self,
+        cx: &mut Context<'_>,
+        direction: Direction,
+        mut op: impl FnMut(&T) -> io::Result<R>,
+    ) -> Poll<io::Result<R>> {
+        let (ready, waiter) = match direction {
+            Direction::Read => (&self.source.readable, &self.source.reader),
+            Direction::Write => (&self.source.writable, &self.source.writer),
+        };
+        while ready.get() {
+            match op(&self.io) {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => ready.set(false),
+                // A signal interrupted the call: try again.
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                done => return Poll::Ready(done),
+            }
+        }
+        // Not ready: leave the waker (unless it is the one there) until
+        // the next report. No system call, but for the first write that
+        // would block.
+        if matches!(direction, Direction::Write) && !self.source.watched_for_room.replace(true) {
+            if let Err(e) = self.reactor.watch_for_room(self.io.as_fd(), self.key) {
+                self.source.watched_for_room.set(false);
+                return Poll::Ready(Err(e));
+            }
+        }
+        let old = waiter.take();
+        let kept = match old {
+            Some(old) if old.will_wake(cx.waker()) => old,
+            _ => cx.waker().clone(),
+        };
+        waiter.set(Some(kept));
+        Poll::Pending
+    }
+}
+
+impl<T: AsFd> Drop for Async<T> {
+    fn drop(&mut self) {
+        // Before `io` closes its descriptor (fields drop after this).
+        let _ = self.reactor.deregister(self.io.as_fd(), self.key);
+        if self.was_blocking
+            && let Ok(flags) = fcntl_getfl(&self.io)
+        {
+            let _ = fcntl_setfl(&self.io, flags - OFlags::NONBLOCK);
+        }
+    }
+}
+// ANCHOR_END: async
+
+// ANCHOR: read_write
+impl<T: AsFd> Async<T>
+where
+    for<'a> &'a T: Read,
+{
+    /// Reads into `buf`, waiting while there is nothing to read.
+    pub async fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        poll_fn(|cx| self.poll_io(cx, Direction::Read, |mut io| io.read(buf))).await
+    }
+}
+
+impl<T: AsFd> Async<T>
+where
+    for<'a> &'a T: Write,
+{
+    /// Writes from `buf`, waiting while there is no room.
+    pub async fn write(&self, buf: &[u8]) -> io::Result<usize> {
+        poll_fn(|cx| self.poll_io(cx, Direction::Write, |mut io| io.write(buf))).await
+    }
+
+    /// Writes all of `buf`.
+    pub async fn write_all(&self, mut buf: &[u8]) -> io::Result<()> {
+        while !buf.is_empty() {
+            match self.write(buf).await? {
+                0 => return Err(io::ErrorKind::WriteZero.into()),
+                n => buf = &buf[n..],
+            }
+        }
+        Ok(())
+    }
+}
+// ANCHOR_END: read_write
+
+// ANCHOR: tcp
+impl Async<TcpListener> {
+    /// A listener on `addr`, registered.
+    pub fn bind(reactor: &Rc<Reactor>, addr: SocketAddr) -> io::Result<Self> {
+        Async::new(reactor, TcpListener::bind(addr)?)
+    }
+
+    /// Accepts a connection, waiting while there is none. One system call
+    /// (`accept4`) gives a descriptor that is non-blocking and closed on
+    /// `exec` already, with the peer's address.
+    pub async fn accept(&self) -> io::Result<(Async<TcpStream>, SocketAddr)> {
+        let flags = SocketFlags::NONBLOCK | SocketFlags::CLOEXEC;
+        let (fd, peer) = poll_fn(|cx| {
+            self.poll_io(cx, Direction::Read, |listener| {
+                Ok(rustix::net::acceptfrom_with(listener, flags)?)
+            })
+        })
+        .await?;
+        let peer = peer
+            .and_then(|peer| SocketAddr::try_from(peer).ok())
+            .ok_or_else(|| io::Error::other("accept gave no IP address"))?;
+        // Non-blocking already: registered without asking.
+        let (key, source) = self.reactor.register(fd.as_fd())?;
+        let stream = Async {
+            io: TcpStream::from(fd),
+            key,
+            source,
+            reactor: Rc::clone(&self.reactor),
+            was_blocking: false,
+        };
+        Ok((stream, peer))
+    }
+}
+// ANCHOR_END: tcp
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::lean_runtime::Runtime;
+    use crate::syscall_counts::Counts;
+    use std::os::unix::net::UnixStream;
+    use std::thread;
+
+    fn runtime() -> Runtime {
+        Runtime::new().unwrap()
+    }
+
+    #[test]
+    fn a_hundred_messages_make_one_wait_each_and_no_eventfd_write() {
+        let rt = runtime();
+        let (ours, mut theirs) = UnixStream::pair().unwrap();
+        let ours = Async::new(rt.handle().reactor(), ours).unwrap();
+        let peer = thread::spawn(move || {
+            for i in 0..100u8 {
+                theirs.write_all(&[i]).unwrap();
+                let mut answer = [0];
+                theirs.read_exact(&mut answer).unwrap();
+                assert_eq!(answer, [i]);
+            }
+        });
+        let before = Counts::now();
+        rt.block_on(async {
+            let mut buf = [0; 1];
+            for i in 0..100u8 {
+                assert_eq!(ours.read(&mut buf).await.unwrap(), 1);
+                assert_eq!(buf, [i]);
+                ours.write_all(&buf).await.unwrap();
+            }
+        })
+        .unwrap();
+        let counts = Counts::since(before);
+        peer.join().unwrap();
+        assert_eq!(counts.eventfd_writes, 0, "{counts:?}");
+        assert!(counts.epoll_waits <= 100 + 2, "{counts:?}");
+    }
+
+    #[test]
+    fn bytes_that_arrive_in_one_report_are_all_read_before_the_next_wait() {
+        // Edge-triggered: one report for 192 KiB. A reader that waited
+        // after its first 1 KiB would never hear of the rest.
+        let rt = runtime();
+        let (ours, mut theirs) = UnixStream::pair().unwrap();
+        let ours = Async::new(rt.handle().reactor(), ours).unwrap();
+        let sent: Vec<u8> = (0..192 * 1024).map(|i| (i % 251) as u8).collect();
+        let expected = sent.clone();
+        let writer = thread::spawn(move || {
+            theirs.write_all(&sent).unwrap();
+            // End of stream: the reader stops at 0.
+        });
+        let received = rt
+            .block_on(async {
+                let mut received = Vec::new();
+                let mut buf = [0; 1024];
+                loop {
+                    match ours.read(&mut buf).await.unwrap() {
+                        0 => break received,
+                        n => received.extend_from_slice(&buf[..n]),
+                    }
+                }
+            })
+            .unwrap();
+        writer.join().unwrap();
+        assert_eq!(received, expected);
+    }
+
+    #[test]
+    fn a_writer_waits_for_room_and_finishes_when_the_peer_reads() {
+        let rt = runtime();
+        let (ours, theirs) = UnixStream::pair().unwrap();
+        let ours = Async::new(rt.handle().reactor(), ours).unwrap();
+        // More than a socket buffer holds: the write must wait.
+        let sent: Vec<u8> = (0..4 * 1024 * 1024).map(|i| (i % 253) as u8).collect();
+        let expected = sent.clone();
+        let reader = thread::spawn(move || {
+            let mut theirs = theirs;
+            let mut received = Vec::new();
+            theirs.read_to_end(&mut received).unwrap();
+            received
+        });
+        rt.block_on(ours.write_all(&sent)).unwrap().unwrap();
+        drop(ours);
+        assert_eq!(reader.join().unwrap(), expected);
+    }
+
+    #[test]
+    fn accept_gives_a_non_blocking_close_on_exec_stream_and_the_peers_address() {
+        let rt = runtime();
+        let listener = Async::bind(rt.handle().reactor(), "127.0.0.1:0".parse().unwrap()).unwrap();
+        let addr = listener.get_ref().local_addr().unwrap();
+        let client = thread::spawn(move || {
+            let mut stream = TcpStream::connect(addr).unwrap();
+            stream.write_all(b"hello").unwrap();
+            stream.local_addr().unwrap()
+        });
+        let (stream, peer, text) = rt
+            .block_on(async {
+                let (stream, peer) = listener.accept().await.unwrap();
+                let mut text = vec![0; 5];
+                let mut len = 0;
+                while len < 5 {
+                    len += stream.read(&mut text[len..]).await.unwrap();
+                }
+                (stream, peer, text)
+            })
+            .unwrap();
+        assert_eq!(peer, client.join().unwrap());
+        assert_eq!(text, b"hello");
+        let status = fcntl_getfl(stream.get_ref()).unwrap();
+        assert!(status.contains(OFlags::NONBLOCK));
+        let fd_flags = rustix::io::fcntl_getfd(stream.get_ref()).unwrap();
+        assert!(fd_flags.contains(rustix::io::FdFlags::CLOEXEC));
+    }
+
+    #[test]
+    fn dropping_it_frees_its_number_and_makes_the_descriptor_blocking_again() {
+        let rt = runtime();
+        let reactor = rt.handle().reactor();
+        let (first, _peer) = UnixStream::pair().unwrap();
+        let kept = first.try_clone().unwrap();
+        let registered = Async::new(reactor, first).unwrap();
+        assert_eq!((registered.key, reactor.sources.borrow().len()), (0, 1));
+        assert!(fcntl_getfl(&kept).unwrap().contains(OFlags::NONBLOCK));
+        drop(registered);
+        assert_eq!(reactor.sources.borrow().len(), 0);
+        assert!(!fcntl_getfl(&kept).unwrap().contains(OFlags::NONBLOCK));
+        // Its number goes to the next one.
+        let (second, _peer2) = UnixStream::pair().unwrap();
+        assert_eq!(Async::new(reactor, second).unwrap().key, 0);
+    }
+}
