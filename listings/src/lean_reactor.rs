@@ -265,11 +265,12 @@ impl<T: AsFd> Async<T> {
         // Not ready: leave the waker (unless it is the one there) until
         // the next report. No system call, but for the first write that
         // would block.
-        if matches!(direction, Direction::Write) && !self.source.watched_for_room.replace(true) {
-            if let Err(e) = self.reactor.watch_for_room(self.io.as_fd(), self.key) {
-                self.source.watched_for_room.set(false);
-                return Poll::Ready(Err(e));
-            }
+        if matches!(direction, Direction::Write)
+            && !self.source.watched_for_room.replace(true)
+            && let Err(e) = self.reactor.watch_for_room(self.io.as_fd(), self.key)
+        {
+            self.source.watched_for_room.set(false);
+            return Poll::Ready(Err(e));
         }
         let old = waiter.take();
         let kept = match old {
