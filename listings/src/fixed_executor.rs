@@ -410,6 +410,7 @@ impl Drop for Task {
 }
 // ANCHOR_END: task_drop
 
+// ANCHOR: executor_drop
 impl Drop for Executor {
     fn drop(&mut self) {
         // Tasks on the queue hold the shared state, which holds the queue;
@@ -469,6 +470,7 @@ impl Drop for Executor {
 fn catch_drop<T>(value: T) -> thread::Result<()> {
     panic::catch_unwind(AssertUnwindSafe(|| drop(value)))
 }
+// ANCHOR_END: executor_drop
 
 #[cfg(test)]
 impl Executor {

@@ -22,7 +22,7 @@
 
 use std::fmt;
 use std::io::{self, Read};
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::sync::{Arc, LazyLock};
 
 use rustix::fs::{FileType, Mode, OFlags};
@@ -87,9 +87,13 @@ impl Unbuffered<'static> {
 /// device), a pipe or a FIFO that descriptor 0 can read; `None` otherwise
 /// or if that fails (see [`Unbuffered::stdin`]).
 fn reopen_stdin() -> Option<OwnedFd> {
-    let stdin = io::stdin();
-    let kind = FileType::from_raw_mode(rustix::fs::fstat(&stdin).ok()?.st_mode);
-    let readable = (rustix::fs::fcntl_getfl(&stdin).ok()? & OFlags::RWMODE) != OFlags::WRONLY;
+    reopen(io::stdin().as_fd())
+}
+
+/// The same for any descriptor `fd` (`/proc/self/fd/<fd>`).
+fn reopen(fd: BorrowedFd<'_>) -> Option<OwnedFd> {
+    let kind = FileType::from_raw_mode(rustix::fs::fstat(fd).ok()?.st_mode);
+    let readable = (rustix::fs::fcntl_getfl(fd).ok()? & OFlags::RWMODE) != OFlags::WRONLY;
     if !matches!(kind, FileType::CharacterDevice | FileType::Fifo) || !readable {
         return None;
     }
@@ -98,7 +102,8 @@ fn reopen_stdin() -> Option<OwnedFd> {
     // a blocking open of a FIFO whose writer has gone would wait for a
     // new writer.
     let flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOCTTY | OFlags::NONBLOCK;
-    let own = rustix::fs::open("/proc/self/fd/0", flags, Mode::empty()).ok()?;
+    let path = format!("/proc/self/fd/{}", fd.as_raw_fd());
+    let own = rustix::fs::open(path, flags, Mode::empty()).ok()?;
     // Blocking, as descriptor 0 was, until `Async` makes it otherwise.
     let flags = rustix::fs::fcntl_getfl(&own).ok()?;
     rustix::fs::fcntl_setfl(&own, flags - OFlags::NONBLOCK).ok()?;
@@ -327,6 +332,62 @@ mod tests {
         let input = Input::new(&reactor, Unbuffered(reader.as_fd())).unwrap();
         assert!(matches!(input, Input::Polled(_)));
         reactor.block_on(read_line(&input, LIMIT)).unwrap()
+    }
+
+    #[test]
+    fn a_reopened_pipe_is_read_only_close_on_exec_and_blocking() {
+        let (reader, _writer) = std::io::pipe().unwrap();
+        let own = reopen(reader.as_fd()).expect("a pipe can be reopened");
+        let status = rustix::fs::fcntl_getfl(&own).unwrap();
+        assert_eq!(status & OFlags::RWMODE, OFlags::RDONLY);
+        assert!(!status.contains(OFlags::NONBLOCK), "blocking, as fd 0 was");
+        let fd_flags = rustix::io::fcntl_getfd(&own).unwrap();
+        assert!(fd_flags.contains(rustix::io::FdFlags::CLOEXEC));
+    }
+
+    #[test]
+    fn reopening_a_fifo_whose_writer_is_gone_does_not_wait_for_a_new_one() {
+        // Opened without `NONBLOCK`, a FIFO with no writer would block
+        // until one comes: never, here. (An anonymous pipe would not.)
+        let dir = std::env::temp_dir().join(format!("stdin-demo-fifo-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir(&dir).unwrap();
+        let fifo = dir.join("fifo");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            FileType::Fifo,
+            Mode::RUSR | Mode::WUSR,
+            0,
+        )
+        .unwrap();
+        let nonblocking = OFlags::NONBLOCK | OFlags::CLOEXEC;
+        let reader = rustix::fs::open(&fifo, OFlags::RDONLY | nonblocking, Mode::empty()).unwrap();
+        let writer = rustix::fs::open(&fifo, OFlags::WRONLY | nonblocking, Mode::empty()).unwrap();
+        drop(writer);
+        let (done, reopened) = mpsc::channel();
+        thread::spawn(move || done.send(reopen(reader.as_fd()).is_some()).unwrap());
+        let outcome = reopened.recv_timeout(PATIENCE);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(outcome, Ok(true));
+    }
+
+    #[test]
+    fn a_socket_or_a_write_only_descriptor_is_not_reopened() {
+        let (socket, _peer) = std::os::unix::net::UnixStream::pair().unwrap();
+        assert!(reopen(socket.as_fd()).is_none());
+        let (_reader, writer) = std::io::pipe().unwrap();
+        assert!(reopen(writer.as_fd()).is_none());
+    }
+
+    #[test]
+    fn only_a_read_error_has_a_source() {
+        use std::error::Error;
+        let failed = InputError::Io(io::Error::from(io::ErrorKind::BrokenPipe));
+        let source = failed.source().expect("the I/O error");
+        let source = source.downcast_ref::<io::Error>().unwrap();
+        assert_eq!(source.kind(), io::ErrorKind::BrokenPipe);
+        assert!(InputError::NoLine.source().is_none());
     }
 
     #[test]

@@ -129,11 +129,11 @@ pub fn scrambled_delays() -> Vec<Duration> {
 /// waited for apart). Returns the future that echoes them through
 /// `reactor`, and that thread, which checks every echo.
 pub fn a_hundred_messages(
-    reactor: &Arc<crate::epoll_reactor::Reactor>,
+    reactor: &Arc<super::epoll_reactor::Reactor>,
 ) -> (impl Future<Output = ()> + 'static, thread::JoinHandle<()>) {
     use std::io::{Read, Write};
     let (ours, mut theirs) = std::os::unix::net::UnixStream::pair().unwrap();
-    let ours = crate::async_fd::Async::new(reactor, ours).unwrap();
+    let ours = super::async_fd::Async::new(reactor, ours).unwrap();
     let peer = thread::spawn(move || {
         for i in 0..100u8 {
             theirs.write_all(&[i]).unwrap();

@@ -316,7 +316,10 @@ describe('pages carry what the reader sees', () => {
     test('R7. mermaid.js loads, after the page, only where there are diagrams', () => withContext(async context => {
         const loaded = async name => {
             const { page } = await openPage(context, url(name));
-            await page.waitForTimeout(300);
+            // Settled once the diagrams are drawn, or at once on a page
+            // without any: a fixed wait lost the race with a 2.6 MB
+            // script on a loaded machine.
+            await page.evaluate(() => window.asyncbookDiagrams);
             const facts = await page.evaluate(() => ({
                 diagrams: document.querySelectorAll('pre.mermaid').length,
                 mermaid: performance.getEntriesByType('resource').filter(r => r.name.includes('mermaid')).map(r => r.startTime),

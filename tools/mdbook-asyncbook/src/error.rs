@@ -67,15 +67,18 @@ impl Error {
     /// error that names a file already is what went wrong in `file`, and
     /// becomes the message (`file: other.rs:3: message`).
     pub fn with_file(self, file: impl fmt::Display) -> Error {
-        match self.file {
+        let file = file.to_string();
+        match &self.file {
             None => Error {
-                file: Some(file.to_string()),
+                file: Some(file),
                 ..self
             },
+            // Already located in this very file: nothing to add.
+            Some(own) if *own == file => self,
             Some(_) => Error {
-                file: Some(file.to_string()),
                 line: None,
                 message: self.to_string(),
+                file: Some(file),
             },
         }
     }
@@ -184,7 +187,7 @@ mod tests {
         );
         // Named again without a line: the place it had stays in the message.
         let lined = Error::located("listings/src/timer.rs", 4, "an item");
-        let again = lined.with_file("src/ja/ch01.md");
+        let again = lined.clone().with_file("src/ja/ch01.md");
         assert_eq!(
             (again.file(), again.line(), again.message()),
             (
@@ -194,8 +197,17 @@ mod tests {
             )
         );
         assert_eq!(
-            module.with_file("src/ja/ch01.md").to_string(),
+            module.clone().with_file("src/ja/ch01.md").to_string(),
             "src/ja/ch01.md: listings/src/timer.rs: unclosed string"
+        );
+        // Named again in the file it is already in: said once.
+        assert_eq!(
+            module.with_file("listings/src/timer.rs").to_string(),
+            "listings/src/timer.rs: unclosed string"
+        );
+        assert_eq!(
+            lined.with_file("listings/src/timer.rs").to_string(),
+            "listings/src/timer.rs:4: an item"
         );
     }
 
