@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::future::Future;
 use std::io;
+use std::net::{TcpListener, TcpStream};
 use std::pin::{Pin, pin};
 use std::ptr::{self, NonNull};
 use std::rc::Rc;
@@ -33,7 +34,8 @@ use loom::sync::{Mutex, atomic::AtomicBool};
 use std::sync::{Mutex, atomic::AtomicBool};
 use std::time::{Duration, Instant};
 
-use super::lean_reactor::Reactor;
+use super::echo::Net;
+use super::lean_reactor::{Async, Reactor};
 use super::notifier::Notifier;
 use super::slab::Slab;
 use super::task_cell::{self, Registered, Runnable, Schedule};
@@ -478,6 +480,34 @@ impl Inner {
     }
 }
 // ANCHOR_END: block_on
+
+// ANCHOR: net
+/// Chapter 9's echo server runs on this runtime unchanged.
+impl Net for Handle {
+    type Listener = Async<TcpListener>;
+    type Stream = Async<TcpStream>;
+
+    fn spawn_task(&self, task: impl Future<Output = ()> + 'static) {
+        drop(self.spawn(task));
+    }
+
+    fn sleep_for(&self, duration: Duration) -> impl Future<Output = ()> {
+        self.sleep(duration)
+    }
+
+    async fn accept(listener: &Self::Listener) -> io::Result<Self::Stream> {
+        Ok(listener.accept().await?.0)
+    }
+
+    fn read(stream: &Self::Stream, buf: &mut [u8]) -> impl Future<Output = io::Result<usize>> {
+        stream.read(buf)
+    }
+
+    fn write_all(stream: &Self::Stream, buf: &[u8]) -> impl Future<Output = io::Result<()>> {
+        stream.write_all(buf)
+    }
+}
+// ANCHOR_END: net
 
 impl Handle {
     /// The runtime's reactor, to register I/O with
