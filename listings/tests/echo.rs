@@ -1,4 +1,5 @@
-//! Chapter 9: the echo server with real peers on loopback — many at once,
+//! Chapters 9 and 11: the echo server, on each chapter's runtime (every
+//! test runs twice: `ch09::…` and `ch11::…`), with real peers on loopback — many at once,
 //! and the faults a server meets: a peer that resets mid-write, a peer
 //! that says nothing, signals interrupting `epoll_wait`. After each fault,
 //! other clients must still be served, byte for byte; after each test, no
@@ -23,7 +24,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use common::{allow_descriptors, asleep_in_epoll, eventually, fd_numbers, open_fds};
-use echo_support::{PATIENCE, TestServer, connect, echo_checked, echo_clients, pattern};
+use echo_support::{Flavor, PATIENCE, TestServer, connect, echo_checked, echo_clients, pattern};
 use listings::echo::{Config, Stats};
 
 /// Room in the listen queue for every client of the largest test.
@@ -85,9 +86,9 @@ fn epoll_entries() -> usize {
 }
 
 /// `clients` clients at once, 64 KiB each, `per_thread` to a client thread.
-fn concurrent_clients(clients: usize, per_thread: usize) {
+fn concurrent_clients(flavor: Flavor, clients: usize, per_thread: usize) {
     alone_and_leak_free(|| {
-        let server = TestServer::start(patient(), BACKLOG);
+        let server = TestServer::start(flavor, patient(), BACKLOG);
         echo_clients(server.addr, 0..clients, per_thread);
         let all = clients as u64;
         // The clients have closed; the server's tasks see it as they run.
@@ -98,21 +99,18 @@ fn concurrent_clients(clients: usize, per_thread: usize) {
     });
 }
 
-#[test]
-fn one_client_gets_its_64_kib_back_in_order() {
-    concurrent_clients(1, 1);
+fn one_client_gets_its_64_kib_back_in_order(flavor: Flavor) {
+    concurrent_clients(flavor, 1, 1);
 }
 
-#[test]
-fn a_hundred_concurrent_clients_each_get_their_own_bytes_back() {
-    concurrent_clients(100, 10);
+fn a_hundred_concurrent_clients_each_get_their_own_bytes_back(flavor: Flavor) {
+    concurrent_clients(flavor, 100, 10);
 }
 
-#[test]
-fn a_thousand_concurrent_clients_each_get_their_own_bytes_back() {
+fn a_thousand_concurrent_clients_each_get_their_own_bytes_back(flavor: Flavor) {
     // A client's socket and the server's for each, and a few more.
     allow_descriptors(2 * 1000 + 100);
-    concurrent_clients(1000, 20);
+    concurrent_clients(flavor, 1000, 20);
 }
 
 /// A client with a receive buffer as small as the kernel allows, set
@@ -128,10 +126,9 @@ fn connect_with_a_small_receive_buffer(addr: SocketAddr) -> TcpStream {
     TcpStream::from(socket)
 }
 
-#[test]
-fn a_peer_that_resets_mid_write_ends_its_own_connection_only() {
+fn a_peer_that_resets_mid_write_ends_its_own_connection_only(flavor: Flavor) {
     alone_and_leak_free(|| {
-        let server = TestServer::start(patient(), BACKLOG);
+        let server = TestServer::start(flavor, patient(), BACKLOG);
         // It sends and never reads. The echo fills its small receive
         // buffer, then the server's send buffer: the server's write waits,
         // so the server stops reading; its receive buffer fills, then this
@@ -193,10 +190,9 @@ fn a_peer_that_resets_mid_write_ends_its_own_connection_only() {
     });
 }
 
-#[test]
-fn a_silent_client_does_not_hold_up_the_others() {
+fn a_silent_client_does_not_hold_up_the_others(flavor: Flavor) {
     alone_and_leak_free(|| {
-        let server = TestServer::start(patient(), BACKLOG);
+        let server = TestServer::start(flavor, patient(), BACKLOG);
         let mut silent = connect(server.addr);
         // Accepted, and its task waits in its read...
         eventually("the silent client was accepted", || {
@@ -218,12 +214,12 @@ fn a_silent_client_does_not_hold_up_the_others() {
     });
 }
 
-#[test]
-fn a_silent_client_is_closed_after_the_idle_timeout_and_its_socket_let_go() {
+fn a_silent_client_is_closed_after_the_idle_timeout_and_its_socket_let_go(flavor: Flavor) {
     alone_and_leak_free(|| {
         let idle = Duration::from_millis(300);
         let entries = epoll_entries();
         let server = TestServer::start(
+            flavor,
             Config {
                 idle_timeout: idle,
                 ..Config::default()
@@ -402,11 +398,10 @@ fn wait_until_asleep_in_epoll(server: &TestServer, what: &str) {
     eventually(what, || asleep_in_epoll(std::process::id(), server.tid));
 }
 
-#[test]
-fn signals_interrupting_epoll_wait_lose_nothing() {
+fn signals_interrupting_epoll_wait_lose_nothing(flavor: Flavor) {
     alone_and_leak_free(|| {
         handle_sigusr1_without_restart();
-        let server = TestServer::start(patient(), BACKLOG);
+        let server = TestServer::start(flavor, patient(), BACKLOG);
         // 1. A signal that interrupts `epoll_wait` itself: the server has
         //    nothing to do (no connection, no timer), so its thread sleeps
         //    in `epoll_wait` until the signal comes, and the handler runs
@@ -443,6 +438,7 @@ fn signals_interrupting_epoll_wait_lose_nothing() {
         //    it restarted by each interruption), while signals keep coming.
         let idle = Duration::from_millis(300);
         let server = TestServer::start(
+            flavor,
             Config {
                 idle_timeout: idle,
                 ..Config::default()
@@ -473,10 +469,9 @@ fn signals_interrupting_epoll_wait_lose_nothing() {
     });
 }
 
-#[test]
-fn stopping_the_server_closes_its_listener_and_the_open_connections() {
+fn stopping_the_server_closes_its_listener_and_the_open_connections(flavor: Flavor) {
     alone_and_leak_free(|| {
-        let server = TestServer::start(patient(), BACKLOG);
+        let server = TestServer::start(flavor, patient(), BACKLOG);
         let addr = server.addr;
         let mut open = connect(addr);
         echo_checked(&mut open, b"before the stop", "the open client");
@@ -492,3 +487,15 @@ fn stopping_the_server_closes_its_listener_and_the_open_connections() {
         assert_eq!(refused.kind(), ErrorKind::ConnectionRefused, "{refused}");
     });
 }
+
+// Every test above, on chapter 9's runtime and on chapter 11's.
+on_both_runtimes!(
+    one_client_gets_its_64_kib_back_in_order,
+    a_hundred_concurrent_clients_each_get_their_own_bytes_back,
+    a_thousand_concurrent_clients_each_get_their_own_bytes_back,
+    a_peer_that_resets_mid_write_ends_its_own_connection_only,
+    a_silent_client_does_not_hold_up_the_others,
+    a_silent_client_is_closed_after_the_idle_timeout_and_its_socket_let_go,
+    signals_interrupting_epoll_wait_lose_nothing,
+    stopping_the_server_closes_its_listener_and_the_open_connections,
+);

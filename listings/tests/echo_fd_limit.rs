@@ -22,7 +22,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use common::{eventually, fd_numbers, open_fds};
-use echo_support::{CHUNK, PATIENCE, TestServer, connect, echo_checked, pattern};
+use echo_support::{CHUNK, Flavor, PATIENCE, TestServer, connect, echo_checked, pattern};
 use listings::echo::Config;
 use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
 
@@ -104,13 +104,19 @@ fn message(client: usize, round: usize) -> Vec<u8> {
 
 #[test]
 fn out_of_descriptors_the_server_backs_off_serves_on_and_accepts_later() {
+    // One runtime after the other: the limit is the whole process's.
+    out_of_descriptors(Flavor::Ch09);
+    out_of_descriptors(Flavor::Ch11);
+}
+
+fn out_of_descriptors(flavor: Flavor) {
     let before = open_fds();
     let backoff = Duration::from_millis(20);
     let config = Config {
         idle_timeout: PATIENCE,
         accept_backoff: backoff,
     };
-    let server = TestServer::start(config, 128);
+    let server = TestServer::start(flavor, config, 128);
     let addr = server.addr;
 
     // 1. Clients accepted and served while descriptors are plenty.

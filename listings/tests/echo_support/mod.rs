@@ -1,8 +1,9 @@
 //! What the echo server's integration tests share: the server on a thread
 //! of its own, and clients that check every byte they get back.
 //!
-//! The server runs a `Runtime`, which is not `Send`: the thread makes its
-//! own. The test thread stops it with a oneshot channel and asks it for its
+//! The server runs on chapter 9's runtime or chapter 11's ([`Flavor`]):
+//! the same `serve`, through its `Net` trait. A runtime is not `Send`:
+//! the thread makes its own. The test thread stops it with a oneshot channel and asks it for its
 //! counters through another channel; both wake the runtime from another
 //! thread, through its eventfd. It uses `common` (every binary that says
 //! `mod echo_support;` says `mod common;` too).
@@ -18,9 +19,7 @@ use std::thread;
 
 use futures::StreamExt;
 use futures::channel::{mpsc, oneshot};
-use listings::async_fd::Async;
-use listings::echo::{Config, Stats, serve};
-use listings::runtime::Runtime;
+use listings::echo::{Config, Net, Stats, serve};
 use rustix::net::{AddressFamily, SocketFlags, SocketType};
 
 pub use crate::common::PATIENCE;
@@ -34,6 +33,109 @@ pub const STREAM_LEN: usize = 64 * 1024;
 /// client's blocking write never waits for a read that the same thread
 /// would only do later, and one thread can drive many clients.
 pub const CHUNK: usize = 8 * 1024;
+
+/// The runtime a test server runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavor {
+    /// Chapter 9's runtime.
+    Ch09,
+    /// Chapter 11's.
+    Ch11,
+}
+
+/// Makes, for each `fn name(flavor: Flavor)` listed, a test per runtime:
+/// `ch09::name` and `ch11::name`.
+#[macro_export]
+macro_rules! on_both_runtimes {
+    ($($name:ident),* $(,)?) => {
+        mod ch09 {
+            $(#[test]
+            fn $name() {
+                super::$name($crate::echo_support::Flavor::Ch09)
+            })*
+        }
+        mod ch11 {
+            $(#[test]
+            fn $name() {
+                super::$name($crate::echo_support::Flavor::Ch11)
+            })*
+        }
+    };
+}
+
+/// What the server's thread needs of a runtime, besides `Net`.
+trait ServerRuntime: Sized {
+    type Handle: Net;
+    fn start() -> (Self, Self::Handle);
+    fn register(handle: &Self::Handle, listener: TcpListener) -> <Self::Handle as Net>::Listener;
+    fn run<F: std::future::Future>(&self, future: F) -> F::Output;
+}
+
+impl ServerRuntime for listings::runtime::Runtime {
+    type Handle = listings::runtime::Handle;
+
+    fn start() -> (Self, Self::Handle) {
+        let rt = Self::new().unwrap();
+        let handle = rt.handle().clone();
+        (rt, handle)
+    }
+
+    fn register(handle: &Self::Handle, listener: TcpListener) -> <Self::Handle as Net>::Listener {
+        listings::async_fd::Async::new(handle.reactor(), listener).unwrap()
+    }
+
+    fn run<F: std::future::Future>(&self, future: F) -> F::Output {
+        self.block_on(future).unwrap()
+    }
+}
+
+impl ServerRuntime for listings::lean_runtime::Runtime {
+    type Handle = listings::lean_runtime::Handle;
+
+    fn start() -> (Self, Self::Handle) {
+        let rt = Self::new().unwrap();
+        let handle = rt.handle().clone();
+        (rt, handle)
+    }
+
+    fn register(handle: &Self::Handle, listener: TcpListener) -> <Self::Handle as Net>::Listener {
+        listings::lean_reactor::Async::new(handle.reactor(), listener).unwrap()
+    }
+
+    fn run<F: std::future::Future>(&self, future: F) -> F::Output {
+        self.block_on(future).unwrap()
+    }
+}
+
+/// Serves `listener` on a new runtime `R` until `stopped`, answering the
+/// queries of `asked` meanwhile; drops the runtime (closing the
+/// connections still open, and its own descriptors) and returns the
+/// counters.
+fn serve_on<R: ServerRuntime>(
+    listener: TcpListener,
+    config: Config,
+    mut asked: mpsc::UnboundedReceiver<std_mpsc::Sender<Stats>>,
+    stopped: oneshot::Receiver<()>,
+) -> Stats {
+    let (rt, handle) = R::start();
+    let listener = R::register(&handle, listener);
+    let stats = Rc::new(Stats::default());
+    let counters = Rc::clone(&stats);
+    handle.spawn_task(async move {
+        while let Some(reply) = asked.next().await {
+            let _ = reply.send(Stats::clone(&counters));
+        }
+    });
+    rt.run(serve(
+        handle.clone(),
+        listener,
+        config,
+        Rc::clone(&stats),
+        stopped,
+    ));
+    drop(rt);
+    Stats::clone(&stats)
+}
 
 /// An echo server on a thread of its own.
 #[derive(Debug)]
@@ -49,42 +151,28 @@ pub struct TestServer {
 }
 
 impl TestServer {
-    /// Starts a server with `config` on a listener of `127.0.0.1`, on a
-    /// port the system picks, that queues up to `backlog` connections;
-    /// returns once it runs.
-    pub fn start(config: Config, backlog: i32) -> TestServer {
+    /// Starts a server on runtime `flavor` with `config`, on a listener of
+    /// `127.0.0.1`, on a port the system picks, that queues up to
+    /// `backlog` connections; returns once it runs.
+    pub fn start(flavor: Flavor, config: Config, backlog: i32) -> TestServer {
         let listener = listener(backlog);
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
-        let (queries, mut asked) = mpsc::unbounded::<std_mpsc::Sender<Stats>>();
+        let (queries, asked) = mpsc::unbounded::<std_mpsc::Sender<Stats>>();
         let (tell_tid, told_tid) = std_mpsc::channel();
         let thread = thread::Builder::new()
             .name("echo server".into())
             .spawn(move || {
                 let tid = rustix::thread::gettid().as_raw_nonzero().get();
                 tell_tid.send(u32::try_from(tid).unwrap()).unwrap();
-                let rt = Runtime::new().unwrap();
-                let handle = rt.handle().clone();
-                let listener = Async::new(handle.reactor(), listener).unwrap();
-                let stats = Rc::new(Stats::default());
-                let counters = Rc::clone(&stats);
-                drop(handle.spawn(async move {
-                    while let Some(reply) = asked.next().await {
-                        let _ = reply.send(Stats::clone(&counters));
+                match flavor {
+                    Flavor::Ch09 => {
+                        serve_on::<listings::runtime::Runtime>(listener, config, asked, stopped)
                     }
-                }));
-                rt.block_on(serve(
-                    handle.clone(),
-                    listener,
-                    config,
-                    Rc::clone(&stats),
-                    stopped,
-                ))
-                .unwrap();
-                // Closes the connections still open, and the runtime's own
-                // descriptors.
-                drop(rt);
-                Stats::clone(&stats)
+                    Flavor::Ch11 => serve_on::<listings::lean_runtime::Runtime>(
+                        listener, config, asked, stopped,
+                    ),
+                }
             })
             .unwrap();
         let tid = told_tid
