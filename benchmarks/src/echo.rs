@@ -5,6 +5,8 @@
 //! - `book-ch09`: chapter 9's `listings::echo::serve` on `Runtime::new()`,
 //!   exactly as the book's example starts it (`Config::default()`);
 //! - `book-ch10`: the same server on `Runtime::with_io_interval(61)`;
+//! - `book-ch11`: the same server (through `listings::echo::Net`) on
+//!   chapter 11's `lean_runtime::Runtime::new()`;
 //! - `tokio`: a current-thread runtime, `tokio::net::TcpListener`, a
 //!   `tokio::spawn`ed task per connection;
 //! - `async-io`: `async_io::Async<TcpListener>` and an
@@ -78,11 +80,11 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::executors::BookRuntime;
 use async_executor::LocalExecutor;
 use bench_results::raw::{self, EchoMeasures, EchoResult, Outcome};
 use futures::channel::oneshot;
 use futures::future::select;
-use listings::async_fd::Async;
 use listings::echo::{Config, Stats, serve};
 use listings::runtime::Runtime;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -95,19 +97,27 @@ use super::support;
 enum Impl {
     BookCh09,
     BookCh10,
+    BookCh11,
     Tokio,
     AsyncIo,
 }
 
 impl Impl {
     /// Every implementation, in the order they run and are reported.
-    const ALL: [Impl; 4] = [Impl::BookCh09, Impl::BookCh10, Impl::Tokio, Impl::AsyncIo];
+    const ALL: [Impl; 5] = [
+        Impl::BookCh09,
+        Impl::BookCh10,
+        Impl::BookCh11,
+        Impl::Tokio,
+        Impl::AsyncIo,
+    ];
 
     /// Its name, in the report and the charts.
     fn id(self) -> bench_results::Impl {
         match self {
             Impl::BookCh09 => bench_results::Impl::BookCh09,
             Impl::BookCh10 => bench_results::Impl::BookCh10,
+            Impl::BookCh11 => bench_results::Impl::BookCh11,
             Impl::Tokio => bench_results::Impl::Tokio,
             Impl::AsyncIo => bench_results::Impl::AsyncIo,
         }
@@ -455,6 +465,9 @@ impl Server {
             .spawn(move || match implementation {
                 Impl::BookCh09 => book_server(Runtime::new(), &ready, stopped),
                 Impl::BookCh10 => book_server(Runtime::with_io_interval(61), &ready, stopped),
+                Impl::BookCh11 => {
+                    book_server(listings::lean_runtime::Runtime::new(), &ready, stopped)
+                }
                 Impl::Tokio => tokio_server(&ready, stopped),
                 Impl::AsyncIo => async_io_server(&ready, stopped),
             })?;
@@ -504,30 +517,26 @@ fn localhost() -> SocketAddr {
 /// The book's server, as `ch09_echo` starts it, on `runtime`, until
 /// `stopped` completes. Dropping the runtime afterwards drops the tasks
 /// of connections still open, which closes their sockets.
-fn book_server(
-    runtime: io::Result<Runtime>,
+fn book_server<R: BookRuntime>(
+    runtime: io::Result<R>,
     ready: &Ready,
     stopped: oneshot::Receiver<()>,
 ) -> Counts {
     let setup = runtime.and_then(|runtime| {
-        let listener = Async::bind(runtime.handle().reactor(), localhost())?;
-        let addr = listener.get_ref().local_addr()?;
+        let (listener, addr) = runtime.bind(localhost())?;
         Ok(((runtime, listener), addr))
     });
     let Some((runtime, listener)) = announce(ready, setup) else {
         return Counts::default();
     };
-    let handle = runtime.handle().clone();
     let stats = Rc::new(Stats::default());
-    runtime
-        .block_on(serve(
-            handle,
-            listener,
-            Config::default(),
-            Rc::clone(&stats),
-            stopped,
-        ))
-        .expect("epoll_wait");
+    runtime.run(serve(
+        runtime.net(),
+        listener,
+        Config::default(),
+        Rc::clone(&stats),
+        stopped,
+    ));
     Counts {
         accepted: stats.accepted.get(),
         failed: stats.failed.get(),

@@ -138,21 +138,43 @@ impl Executor for BookCh03Fixed {
 
 /// The book's runtimes (chapters 9 to 11) as the benchmarks drive them:
 /// the tasks spawned from inside `block_on`, as a program would, and every
-/// handle awaited in spawn order.
+/// handle awaited in spawn order; and the echo server on them.
 pub trait BookRuntime {
+    /// What the echo server runs on.
+    type Handle: listings::echo::Net;
+
     /// Spawns every future of `tasks` and returns their outputs, in order.
     fn spawn_and_join<F, I>(&self, tasks: I) -> Vec<F::Output>
     where
         F: Future + 'static,
         F::Output: 'static,
         I: IntoIterator<Item = F>;
+
+    /// A handle, for the echo server.
+    fn net(&self) -> Self::Handle;
+
+    /// A listener on `addr`, registered with this runtime's reactor, and
+    /// the address it got.
+    #[allow(clippy::type_complexity, reason = "the listener type is the runtime's")]
+    fn bind(
+        &self,
+        addr: std::net::SocketAddr,
+    ) -> std::io::Result<(
+        <Self::Handle as listings::echo::Net>::Listener,
+        std::net::SocketAddr,
+    )>;
+
+    /// Runs `future` to completion.
+    fn run<F: Future>(&self, future: F) -> F::Output;
 }
 
-/// The same code for each runtime: their `spawn`, `block_on` and handles
-/// have the same shape, not a common type.
+/// The same code for each runtime: their `spawn`, `block_on`, handles and
+/// `Async` have the same shape, not a common type.
 macro_rules! book_runtime {
-    ($runtime:ty) => {
+    ($runtime:ty, $handle:ty, $async:ty) => {
         impl BookRuntime for $runtime {
+            type Handle = $handle;
+
             fn spawn_and_join<F, I>(&self, tasks: I) -> Vec<F::Output>
             where
                 F: Future + 'static,
@@ -160,7 +182,7 @@ macro_rules! book_runtime {
                 I: IntoIterator<Item = F>,
             {
                 let handle = self.handle();
-                self.block_on(async {
+                self.run(async {
                     let handles: Vec<_> =
                         tasks.into_iter().map(|task| handle.spawn(task)).collect();
                     let mut outputs = Vec::with_capacity(handles.len());
@@ -169,14 +191,38 @@ macro_rules! book_runtime {
                     }
                     outputs
                 })
-                .expect("epoll_wait failed")
+            }
+
+            fn net(&self) -> $handle {
+                self.handle().clone()
+            }
+
+            fn bind(
+                &self,
+                addr: std::net::SocketAddr,
+            ) -> std::io::Result<($async, std::net::SocketAddr)> {
+                let listener = <$async>::bind(self.handle().reactor(), addr)?;
+                let addr = listener.get_ref().local_addr()?;
+                Ok((listener, addr))
+            }
+
+            fn run<F: Future>(&self, future: F) -> F::Output {
+                self.block_on(future).expect("epoll_wait failed")
             }
         }
     };
 }
 
-book_runtime!(listings::runtime::Runtime);
-book_runtime!(listings::lean_runtime::Runtime);
+book_runtime!(
+    listings::runtime::Runtime,
+    listings::runtime::Handle,
+    listings::async_fd::Async<std::net::TcpListener>
+);
+book_runtime!(
+    listings::lean_runtime::Runtime,
+    listings::lean_runtime::Handle,
+    listings::lean_reactor::Async<std::net::TcpListener>
+);
 
 /// Chapter 9's runtime: looks at epoll after every round of polls.
 #[derive(Debug)]

@@ -22,7 +22,7 @@ pub const PARTS: [&str; 9] = part_ids(Part::ALL);
 /// The timers' implementations ([`ids::TIMERS`]).
 pub const TIMERS: [&str; 8] = impl_ids(ids::TIMERS);
 /// The echo servers ([`ids::ECHO`]).
-pub const ECHO: [&str; 4] = impl_ids(ids::ECHO);
+pub const ECHO: [&str; 5] = impl_ids(ids::ECHO);
 /// The timers' metrics, each a measure `timers/<metric>/<impl>`.
 const TIMER_METRICS: [&str; 7] = ["wall", "overhead", "p50", "p99", "max", "memory", "early"];
 /// The echo group's metrics, each `echo/<metric>-<connections>/<impl>`.

@@ -259,7 +259,13 @@ pub const TIMERS: [Impl; 8] = [
     Impl::AsyncIo,
 ];
 /// The echo servers.
-pub const ECHO: [Impl; 4] = [Impl::BookCh09, Impl::BookCh10, Impl::Tokio, Impl::AsyncIo];
+pub const ECHO: [Impl; 5] = [
+    Impl::BookCh09,
+    Impl::BookCh10,
+    Impl::BookCh11,
+    Impl::Tokio,
+    Impl::AsyncIo,
+];
 
 /// The cases of `block_on`: a future ready at once, one that wakes itself
 /// once, one woken from another thread.
