@@ -198,7 +198,10 @@ impl Handle {
         let mut tasks = inner.tasks.borrow_mut();
         let key = tasks.next_key();
         let scheduler = Scheduler(Arc::clone(&inner.shared));
-        let (runnable, registered, handle) = task_cell::spawn_local(future, scheduler, key);
+        // SAFETY: the registration goes into the runtime's list, which no
+        // task can reach.
+        let (runnable, registered, handle) =
+            unsafe { task_cell::spawn_local(future, scheduler, key) };
         tasks.insert(registered);
         drop(tasks);
         inner.local.borrow_mut().push_back(runnable);
@@ -1031,7 +1034,9 @@ mod loom_tests {
                 })
             };
             let scheduler = Scheduler(Arc::clone(&shared));
-            let (runnable, registered, handle) = task_cell::spawn_local(future, scheduler, 0);
+            // SAFETY: the registration stays with the model.
+            let (runnable, registered, handle) =
+                unsafe { task_cell::spawn_local(future, scheduler, 0) };
             let other = {
                 let slot = Arc::clone(&slot);
                 loom::thread::spawn(move || {

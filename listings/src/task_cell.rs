@@ -119,7 +119,13 @@ struct TaskVTable {
 /// The future need not be `Send`: it is polled only by [`Runnable::run`],
 /// whose caller promises to be on this thread, and dropped either there or
 /// by the `Registered`, which cannot leave this thread.
-pub fn spawn_local<F, S>(
+///
+/// # Safety
+///
+/// The `Registered` must not be dropped while the task is being polled
+/// (the future would be dropped under its own poll): the caller keeps it
+/// out of the future's reach, as a runtime keeps it in its own list.
+pub unsafe fn spawn_local<F, S>(
     future: F,
     scheduler: S,
     key: usize,
@@ -243,7 +249,15 @@ impl<F: Future + 'static, S: Schedule> Task<F, S> {
     unsafe fn schedule(ptr: NonNull<Header>) {
         // SAFETY: the task is alive; the scheduler is `Sync`.
         let task = unsafe { ptr.cast::<Self>().as_ref() };
+        // A reference of our own for as long as `schedule` runs: once the
+        // `Runnable` is queued, the runtime's thread may run it, or drop
+        // it with the runtime, and free the task — and with it the
+        // scheduler that `schedule` is still using (its `&self`).
+        // SAFETY: the caller's reference keeps the task alive until here.
+        unsafe { acquire_ref(&task.header) };
         task.scheduler.schedule(Runnable { ptr });
+        // SAFETY: our reference, given up; the task is not used after.
+        unsafe { release_ref(ptr) };
     }
 
     /// # Safety
@@ -405,7 +419,8 @@ impl Runnable {
     ///
     /// # Safety
     ///
-    /// On the thread that spawned the task.
+    /// On the thread that spawned the task, and not from inside a poll of
+    /// the same task (the runtime runs one task at a time).
     pub unsafe fn run(self) -> bool {
         let this = ManuallyDrop::new(self);
         // SAFETY: the runnable's reference keeps the task alive; the
@@ -576,6 +591,18 @@ mod tests {
     use std::sync::{Arc, Mutex};
     use std::thread::ThreadId;
 
+    /// `spawn_local`, for the tests: none gives a future its own
+    /// registration.
+    fn spawn<F: Future + 'static, S: Schedule>(
+        future: F,
+        scheduler: S,
+        key: usize,
+    ) -> (Runnable, Registered, JoinHandle<F::Output>) {
+        // SAFETY: the registration stays with the test, out of the
+        // future's reach.
+        unsafe { spawn_local(future, scheduler, key) }
+    }
+
     /// A run queue for the tests: a `Mutex<VecDeque>`, closed on request
     /// (a closed queue drops what it is given, as a runtime's does).
     #[derive(Default)]
@@ -645,7 +672,7 @@ mod tests {
         let queue = Arc::new(Queue::default());
         let scheduler = Arc::clone(&queue);
         let before = allocations();
-        let (runnable, registered, mut handle) = spawn_local(async { 7 }, scheduler, 0);
+        let (runnable, registered, mut handle) = spawn(async { 7 }, scheduler, 0);
         assert_eq!(allocations() - before, 1, "header, output and future");
         // The runnable, the registration and the handle.
         assert_eq!(refs(&handle), 3);
@@ -666,7 +693,7 @@ mod tests {
         let queue = Arc::new(Queue::default());
         let (slot, open) = (Arc::default(), Arc::new(AtomicBool::new(false)));
         let future = gate(Arc::clone(&slot), Arc::clone(&open));
-        let (runnable, _registered, mut handle) = spawn_local(future, Arc::clone(&queue), 0);
+        let (runnable, _registered, mut handle) = spawn(future, Arc::clone(&queue), 0);
         // SAFETY: spawned on this thread.
         assert!(!unsafe { runnable.run() });
         assert_eq!(queue.len(), 0);
@@ -706,7 +733,7 @@ mod tests {
                 Poll::Ready(())
             }
         });
-        let (runnable, _registered, _handle) = spawn_local(future, Arc::clone(&queue), 0);
+        let (runnable, _registered, _handle) = spawn(future, Arc::clone(&queue), 0);
         // SAFETY: spawned on this thread.
         assert!(!unsafe { runnable.run() });
         assert_eq!(queue.len(), 1, "queued again, once");
@@ -724,7 +751,7 @@ mod tests {
             cx.waker().wake_by_ref();
             Poll::Ready(())
         });
-        let (runnable, registered, handle) = spawn_local(future, Arc::clone(&queue), 0);
+        let (runnable, registered, handle) = spawn(future, Arc::clone(&queue), 0);
         // SAFETY: spawned on this thread.
         assert!(unsafe { runnable.run() }, "finished by this run");
         assert_eq!(queue.len(), 1);
@@ -742,7 +769,7 @@ mod tests {
         let queue = Arc::new(Queue::default());
         let slot = Arc::new(Mutex::new(None));
         let future = gate(Arc::clone(&slot), Arc::new(AtomicBool::new(true)));
-        let (runnable, registered, handle) = spawn_local(future, Arc::clone(&queue), 0);
+        let (runnable, registered, handle) = spawn(future, Arc::clone(&queue), 0);
         // SAFETY: spawned on this thread.
         assert!(unsafe { runnable.run() });
         let waker = slot.lock().unwrap().take().unwrap();
@@ -765,7 +792,7 @@ mod tests {
             let _spy = spy;
             panic!("task failed");
         };
-        let (runnable, _registered, mut handle) = spawn_local(future, Arc::clone(&queue), 0);
+        let (runnable, _registered, mut handle) = spawn(future, Arc::clone(&queue), 0);
         // SAFETY: spawned on this thread.
         assert!(unsafe { runnable.run() }, "a panic finishes the task");
         assert_eq!(dropped.get(), Some(thread::current().id()));
@@ -787,7 +814,7 @@ mod tests {
         let queue = Arc::new(Queue::default());
         let dropped = Rc::new(Cell::new(None));
         let output = DropSpy(Rc::clone(&dropped));
-        let (runnable, _registered, handle) = spawn_local(async move { output }, queue, 0);
+        let (runnable, _registered, handle) = spawn(async move { output }, queue, 0);
         drop(handle);
         assert_eq!(dropped.get(), None);
         // SAFETY: spawned on this thread.
@@ -800,7 +827,7 @@ mod tests {
         let queue = Arc::new(Queue::default());
         let dropped = Rc::new(Cell::new(None));
         let output = DropSpy(Rc::clone(&dropped));
-        let (runnable, registered, handle) = spawn_local(async move { output }, queue, 0);
+        let (runnable, registered, handle) = spawn(async move { output }, queue, 0);
         // SAFETY: spawned on this thread.
         assert!(unsafe { runnable.run() });
         drop(registered);
@@ -818,7 +845,7 @@ mod tests {
             let _spy = spy;
             std::future::pending::<()>().await;
         };
-        let (runnable, registered, mut handle) = spawn_local(future, Arc::clone(&queue), 0);
+        let (runnable, registered, mut handle) = spawn(future, Arc::clone(&queue), 0);
         // SAFETY: spawned on this thread.
         assert!(!unsafe { runnable.run() });
         let awaiter = TestWaker::new();
@@ -839,7 +866,7 @@ mod tests {
         let queue = Arc::new(Queue::default());
         let (slot, open) = (Arc::default(), Arc::new(AtomicBool::new(false)));
         let future = gate(Arc::clone(&slot), Arc::clone(&open));
-        let (runnable, _registered, mut handle) = spawn_local(future, Arc::clone(&queue), 0);
+        let (runnable, _registered, mut handle) = spawn(future, Arc::clone(&queue), 0);
         // SAFETY: spawned on this thread.
         assert!(!unsafe { runnable.run() });
         let (first, second) = (TestWaker::new(), TestWaker::new());
@@ -864,7 +891,7 @@ mod tests {
             let _spy = spy;
             gate.await;
         };
-        let (runnable, registered, handle) = spawn_local(future, Arc::clone(&queue), 0);
+        let (runnable, registered, handle) = spawn(future, Arc::clone(&queue), 0);
         // SAFETY: spawned on this thread.
         assert!(unsafe { runnable.run() });
         // The future (and its `Rc`) went on this thread, at completion.
@@ -881,7 +908,7 @@ mod tests {
         let queue = Arc::new(Queue::default());
         let (slot, open) = (Arc::default(), Arc::new(AtomicBool::new(false)));
         let future = gate(Arc::clone(&slot), open);
-        let (runnable, registered, handle) = spawn_local(future, Arc::clone(&queue), 0);
+        let (runnable, registered, handle) = spawn(future, Arc::clone(&queue), 0);
         // SAFETY: spawned on this thread.
         assert!(!unsafe { runnable.run() });
         let waker = slot.lock().unwrap().take().unwrap();
@@ -969,7 +996,9 @@ mod loom_tests {
                 queue: Arc::clone(&queue),
                 frees: Arc::clone(&frees),
             };
-            let (runnable, registered, handle) = spawn_local(future, scheduler, 0);
+            let (runnable, registered, handle) =
+                // SAFETY: the registration stays with the model.
+                unsafe { spawn_local(future, scheduler, 0) };
             let mut handle = Some(handle);
             let opener = {
                 let slot = Arc::clone(&slot);
@@ -1030,7 +1059,9 @@ mod loom_tests {
                 queue: Arc::clone(&queue),
                 frees: Arc::clone(&frees),
             };
-            let (runnable, registered, handle) = spawn_local(future, scheduler, 0);
+            let (runnable, registered, handle) =
+                // SAFETY: the registration stays with the model.
+                unsafe { spawn_local(future, scheduler, 0) };
             // SAFETY: spawned on this thread.
             unsafe { runnable.run() };
             let waker = give.lock().unwrap().take().unwrap();
