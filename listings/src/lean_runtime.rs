@@ -733,6 +733,47 @@ mod tests {
         assert_eq!(injections.load(Ordering::Relaxed), 1);
     }
 
+    /// A task that keeps its waker in `slot` and waits for ever.
+    fn waiting_task(handle: &Handle, slot: &Rc<RefCell<Option<Waker>>>) -> JoinHandle<()> {
+        let slot = Rc::clone(slot);
+        handle.spawn(std::future::poll_fn(move |cx| {
+            *slot.borrow_mut() = Some(cx.waker().clone());
+            Poll::<()>::Pending
+        }))
+    }
+
+    #[test]
+    fn a_wake_on_the_runtimes_thread_after_block_on_returned_goes_to_the_inject_queue() {
+        let rt = runtime();
+        let slot = Rc::default();
+        let _task = waiting_task(rt.handle(), &slot);
+        // One round: the task is polled, and keeps its waker.
+        rt.block_on(crate::state_machine::yield_now()).unwrap();
+        // `block_on` has returned: its local queue is not this thread's
+        // any more, and the wake must not look for it.
+        slot.borrow_mut().take().unwrap().wake();
+        let shared = &rt.handle.inner.shared;
+        assert_eq!(shared.injections.load(Ordering::Relaxed), 1);
+        assert!(rt.handle.inner.local.borrow().is_empty());
+    }
+
+    #[test]
+    fn a_wake_after_the_runtime_is_gone_queues_nothing_and_frees_everything() {
+        let rt = runtime();
+        let slot = Rc::default();
+        let task = waiting_task(rt.handle(), &slot);
+        rt.block_on(crate::state_machine::yield_now()).unwrap();
+        let waker = slot.borrow_mut().take().unwrap();
+        let shared = Arc::downgrade(&rt.handle.inner.shared);
+        drop((task, rt));
+        // The task was closed with the runtime: the wake finds it done and
+        // queues nothing, and once the waker goes nothing holds the
+        // runtime's shared part. (The inject queue's `closed` is for a wake
+        // from another thread racing the drop, which no test here stages.)
+        waker.wake();
+        assert!(shared.upgrade().is_none(), "the shared part was freed");
+    }
+
     #[test]
     fn a_wake_from_another_thread_writes_once_to_wake_the_sleeping_runtime() {
         let (tx, rx) = futures::channel::oneshot::channel();
