@@ -32,6 +32,54 @@ use rustix::io::Errno;
 use super::async_fd::Async;
 use super::runtime::Handle;
 
+// ANCHOR: net
+/// What the server needs of a runtime: to spawn a task, to sleep, and to
+/// accept, read and write on sockets registered with its reactor. Chapter
+/// 9's runtime gives it (below); chapter 11's too.
+pub trait Net: Clone + 'static {
+    /// A listening socket, registered.
+    type Listener;
+    /// A connection, registered.
+    type Stream: 'static;
+    /// Starts `task`, detached.
+    fn spawn_task(&self, task: impl Future<Output = ()> + 'static);
+    /// Completes once `duration` has passed.
+    fn sleep_for(&self, duration: Duration) -> impl Future<Output = ()>;
+    /// The next connection.
+    fn accept(listener: &Self::Listener) -> impl Future<Output = io::Result<Self::Stream>>;
+    /// Reads into `buf`; 0 at the end of the stream.
+    fn read(stream: &Self::Stream, buf: &mut [u8]) -> impl Future<Output = io::Result<usize>>;
+    /// Writes all of `buf`.
+    fn write_all(stream: &Self::Stream, buf: &[u8]) -> impl Future<Output = io::Result<()>>;
+}
+
+impl Net for Handle {
+    type Listener = Async<TcpListener>;
+    type Stream = Async<TcpStream>;
+
+    fn spawn_task(&self, task: impl Future<Output = ()> + 'static) {
+        // Dropping the `JoinHandle` detaches the task.
+        drop(self.spawn(task));
+    }
+
+    fn sleep_for(&self, duration: Duration) -> impl Future<Output = ()> {
+        self.sleep(duration)
+    }
+
+    async fn accept(listener: &Self::Listener) -> io::Result<Self::Stream> {
+        Ok(listener.accept().await?.0)
+    }
+
+    fn read(stream: &Self::Stream, buf: &mut [u8]) -> impl Future<Output = io::Result<usize>> {
+        stream.read(buf)
+    }
+
+    fn write_all(stream: &Self::Stream, buf: &[u8]) -> impl Future<Output = io::Result<()>> {
+        stream.write_all(buf)
+    }
+}
+// ANCHOR_END: net
+
 // ANCHOR: config
 /// How the server treats silent peers and a lack of descriptors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,28 +150,28 @@ fn bump(counter: &Cell<u64>) {
 /// with bytes still unread in the server's socket sees a reset instead
 /// (the kernel answers the close of a socket with unread input with a
 /// reset), as it would if the server died.
-pub async fn serve(
-    handle: Handle,
-    listener: Async<TcpListener>,
+pub async fn serve<N: Net>(
+    handle: N,
+    listener: N::Listener,
     config: Config,
     stats: Rc<Stats>,
     shutdown: impl Future,
 ) {
     let accepting = async {
         loop {
-            match listener.accept().await {
-                Ok((stream, _peer)) => {
+            match N::accept(&listener).await {
+                Ok(stream) => {
                     bump(&stats.accepted);
                     // A task per connection: a slow or silent peer waits in
                     // its own task, and this loop goes straight back to
-                    // accepting. Dropping the `JoinHandle` detaches it.
+                    // accepting.
                     let task = connection(
                         handle.clone(),
                         stream,
                         config.idle_timeout,
                         Rc::clone(&stats),
                     );
-                    drop(handle.spawn(task));
+                    handle.spawn_task(task);
                 }
                 // That connection died before we took it: the next one may
                 // be fine.
@@ -136,7 +184,7 @@ pub async fn serve(
                 // give them time to.
                 Err(_) => {
                     bump(&stats.accept_backoffs);
-                    handle.sleep(config.accept_backoff).await;
+                    handle.sleep_for(config.accept_backoff).await;
                 }
             }
         }
@@ -178,7 +226,7 @@ enum Ended {
 }
 
 /// One connection's task: echoes, then counts how the connection ended.
-async fn connection(handle: Handle, stream: Async<TcpStream>, idle: Duration, stats: Rc<Stats>) {
+async fn connection<N: Net>(handle: N, stream: N::Stream, idle: Duration, stats: Rc<Stats>) {
     let counter = match echo(&handle, stream, idle).await {
         Ok(Ended::PeerClosed) => &stats.finished,
         Ok(Ended::Idle) => &stats.idle_closed,
@@ -194,7 +242,7 @@ async fn connection(handle: Handle, stream: Async<TcpStream>, idle: Duration, st
 /// Sends back everything the peer sends, in order, until the peer closes
 /// its side or sends nothing for `idle`. The connection is closed when this
 /// returns: `stream` is dropped.
-async fn echo(handle: &Handle, stream: Async<TcpStream>, idle: Duration) -> io::Result<Ended> {
+async fn echo<N: Net>(handle: &N, stream: N::Stream, idle: Duration) -> io::Result<Ended> {
     let mut buf = vec![0; 16 * 1024];
     loop {
         // The read races a timer; the first to complete wins, and the other
@@ -204,7 +252,8 @@ async fn echo(handle: &Handle, stream: Async<TcpStream>, idle: Duration) -> io::
         // epoll never reports a closed descriptor and nothing leaks. The
         // timer is made anew for every read: the silence is counted from
         // the last echo, and wake-ups that bring no data do not restart it.
-        let n = match select(pin!(stream.read(&mut buf)), pin!(handle.sleep(idle))).await {
+        let read = N::read(&stream, &mut buf);
+        let n = match select(pin!(read), pin!(handle.sleep_for(idle))).await {
             Either::Left((read, _)) => read?,
             Either::Right(((), _)) => return Ok(Ended::Idle),
         };
@@ -215,7 +264,7 @@ async fn echo(handle: &Handle, stream: Async<TcpStream>, idle: Duration) -> io::
         // connection, and this task, for as long as it stays connected (a
         // real server would time writes out too; this one keeps to one
         // timer).
-        stream.write_all(&buf[..n]).await?;
+        N::write_all(&stream, &buf[..n]).await?;
     }
 }
 // ANCHOR_END: connection
@@ -228,9 +277,14 @@ mod tests {
     use crate::test_executors::PATIENCE;
     use futures::StreamExt;
     use futures::channel::{mpsc, oneshot};
+    use std::cell::RefCell;
+    use std::collections::VecDeque;
+    use std::convert::Infallible;
+    use std::future;
     use std::io::{Read, Write};
     use std::net::SocketAddr;
     use std::sync::mpsc as std_mpsc;
+    use std::task::Poll;
     use std::thread;
     use std::time::Instant;
 
@@ -296,6 +350,87 @@ mod tests {
             assert!(!lost_in_the_queue(&kept.into()), "{kept:?}");
         }
         assert!(!lost_in_the_queue(&io::Error::other("not an errno")));
+    }
+
+    /// A `Net` whose `accept` fails with the errors of a script, one per
+    /// call, and then waits forever; its sleeps end at once and are
+    /// recorded. No loopback socket can make `accept` fail with
+    /// `ECONNABORTED` on demand; this can.
+    #[derive(Clone, Default)]
+    struct ScriptedAccepts {
+        errors: Rc<RefCell<VecDeque<Errno>>>,
+        sleeps: Rc<RefCell<Vec<Duration>>>,
+    }
+
+    impl Net for ScriptedAccepts {
+        type Listener = Self;
+        type Stream = Infallible;
+
+        fn spawn_task(&self, _: impl Future<Output = ()> + 'static) {
+            unreachable!("no connection is ever accepted");
+        }
+
+        fn sleep_for(&self, duration: Duration) -> impl Future<Output = ()> {
+            self.sleeps.borrow_mut().push(duration);
+            future::ready(())
+        }
+
+        fn accept(listener: &Self) -> impl Future<Output = io::Result<Infallible>> {
+            let next = listener.errors.borrow_mut().pop_front();
+            async move {
+                match next {
+                    Some(errno) => Err(errno.into()),
+                    None => future::pending().await,
+                }
+            }
+        }
+
+        async fn read(stream: &Infallible, _: &mut [u8]) -> io::Result<usize> {
+            match *stream {}
+        }
+
+        async fn write_all(stream: &Infallible, _: &[u8]) -> io::Result<()> {
+            match *stream {}
+        }
+    }
+
+    #[test]
+    fn an_aborted_connection_is_skipped_at_once_and_a_lack_of_descriptors_backs_off() {
+        let net = ScriptedAccepts::default();
+        net.errors.borrow_mut().extend([
+            Errno::CONNABORTED,
+            Errno::PROTO,
+            Errno::MFILE,
+            Errno::CONNABORTED,
+            Errno::NOMEM,
+        ]);
+        let stats = Rc::new(Stats::default());
+        let config = Config::default();
+        // Every scripted `accept` fails at once, so the accept loop runs
+        // through the script in its first poll; the shutdown, polled after
+        // it, finds the script empty.
+        let script = Rc::clone(&net.errors);
+        let shutdown = future::poll_fn(|_| {
+            if script.borrow().is_empty() {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        });
+        futures::executor::block_on(serve(
+            net.clone(),
+            net.clone(),
+            config,
+            Rc::clone(&stats),
+            shutdown,
+        ));
+        let expected = Stats {
+            accepts_skipped: Cell::new(3),
+            accept_backoffs: Cell::new(2),
+            ..Stats::default()
+        };
+        assert_eq!(*stats, expected);
+        assert_eq!(*net.sleeps.borrow(), [config.accept_backoff; 2]);
     }
 
     #[test]
