@@ -277,9 +277,14 @@ mod tests {
     use crate::test_executors::PATIENCE;
     use futures::StreamExt;
     use futures::channel::{mpsc, oneshot};
+    use std::cell::RefCell;
+    use std::collections::VecDeque;
+    use std::convert::Infallible;
+    use std::future;
     use std::io::{Read, Write};
     use std::net::SocketAddr;
     use std::sync::mpsc as std_mpsc;
+    use std::task::Poll;
     use std::thread;
     use std::time::Instant;
 
@@ -345,6 +350,87 @@ mod tests {
             assert!(!lost_in_the_queue(&kept.into()), "{kept:?}");
         }
         assert!(!lost_in_the_queue(&io::Error::other("not an errno")));
+    }
+
+    /// A `Net` whose `accept` fails with the errors of a script, one per
+    /// call, and then waits forever; its sleeps end at once and are
+    /// recorded. No loopback socket can make `accept` fail with
+    /// `ECONNABORTED` on demand; this can.
+    #[derive(Clone, Default)]
+    struct ScriptedAccepts {
+        errors: Rc<RefCell<VecDeque<Errno>>>,
+        sleeps: Rc<RefCell<Vec<Duration>>>,
+    }
+
+    impl Net for ScriptedAccepts {
+        type Listener = Self;
+        type Stream = Infallible;
+
+        fn spawn_task(&self, _: impl Future<Output = ()> + 'static) {
+            unreachable!("no connection is ever accepted");
+        }
+
+        fn sleep_for(&self, duration: Duration) -> impl Future<Output = ()> {
+            self.sleeps.borrow_mut().push(duration);
+            future::ready(())
+        }
+
+        fn accept(listener: &Self) -> impl Future<Output = io::Result<Infallible>> {
+            let next = listener.errors.borrow_mut().pop_front();
+            async move {
+                match next {
+                    Some(errno) => Err(errno.into()),
+                    None => future::pending().await,
+                }
+            }
+        }
+
+        async fn read(stream: &Infallible, _: &mut [u8]) -> io::Result<usize> {
+            match *stream {}
+        }
+
+        async fn write_all(stream: &Infallible, _: &[u8]) -> io::Result<()> {
+            match *stream {}
+        }
+    }
+
+    #[test]
+    fn an_aborted_connection_is_skipped_at_once_and_a_lack_of_descriptors_backs_off() {
+        let net = ScriptedAccepts::default();
+        net.errors.borrow_mut().extend([
+            Errno::CONNABORTED,
+            Errno::PROTO,
+            Errno::MFILE,
+            Errno::CONNABORTED,
+            Errno::NOMEM,
+        ]);
+        let stats = Rc::new(Stats::default());
+        let config = Config::default();
+        // Every scripted `accept` fails at once, so the accept loop runs
+        // through the script in its first poll; the shutdown, polled after
+        // it, finds the script empty.
+        let script = Rc::clone(&net.errors);
+        let shutdown = future::poll_fn(|_| {
+            if script.borrow().is_empty() {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        });
+        futures::executor::block_on(serve(
+            net.clone(),
+            net.clone(),
+            config,
+            Rc::clone(&stats),
+            shutdown,
+        ));
+        let expected = Stats {
+            accepts_skipped: Cell::new(3),
+            accept_backoffs: Cell::new(2),
+            ..Stats::default()
+        };
+        assert_eq!(*stats, expected);
+        assert_eq!(*net.sleeps.borrow(), [config.accept_backoff; 2]);
     }
 
     #[test]
