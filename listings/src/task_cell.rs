@@ -8,12 +8,15 @@
 //! `JoinHandle` — is a pointer to it, counted in its header. Polling needs
 //! no map lookup: the queue holds the pointer itself.
 //!
-//! Only two fields are ever touched from another thread: the reference
-//! count and the `scheduled` flag, both atomic. Everything else — the
-//! future, the output, the awaiter's waker, the stage — belongs to the
-//! thread that spawned the task, because the runtime never polls it
-//! anywhere else (chapter 9's rule: the future need not be `Send`). That
-//! is what keeps this much smaller than a multi-threaded task.
+//! Only two fields are ever *changed* from another thread: the reference
+//! count and the `scheduled` flag, both atomic. A wake elsewhere also
+//! reads the vtable and calls the scheduler (`Sync`), and whichever
+//! thread lets go of the last reference frees the task there, dropping
+//! the scheduler and the awaiter's waker (both `Send`). The rest — the
+//! future, the output, the stage — belongs to the thread that spawned the
+//! task, because the runtime never polls it anywhere else (chapter 9's
+//! rule: the future need not be `Send`). That is what keeps this much
+//! smaller than a multi-threaded task.
 
 use std::cell::{Cell, UnsafeCell};
 use std::future::Future;
@@ -178,9 +181,6 @@ impl<F: Future + 'static, S: Schedule> Task<F, S> {
         // SAFETY: as the function's contract says.
         let task = unsafe { ptr.cast::<Self>().as_ref() };
         let header = &task.header;
-        // From now on a wake queues the task again, even one during this
-        // poll. `Acquire` pairs with the `Release` of the wake that queued
-        // it: this poll sees what the waker did before waking.
         if header.stage.get() != Stage::Running {
             // Queued by a wake during its last poll: nothing to do (and
             // `scheduled` stays set for good). Not "finished now": the
@@ -188,6 +188,9 @@ impl<F: Future + 'static, S: Schedule> Task<F, S> {
             // another task since.
             return false;
         }
+        // From now on a wake queues the task again, even one during this
+        // poll. `Acquire` pairs with the `Release` of the wake that queued
+        // it: this poll sees what the waker did before waking.
         header.scheduled.swap(false, Acquire);
         // A waker that borrows the caller's reference: the task cannot be
         // freed during the poll, so this one is not counted, and
@@ -922,8 +925,8 @@ mod tests {
     }
 }
 
-/// loom tries every interleaving of the task's two shared fields — the
-/// reference count and the `scheduled` flag — between the task's thread
+/// loom tries every interleaving of the two fields that other threads
+/// change — the reference count and the `scheduled` flag — between the task's thread
 /// (polling, completing, dropping the handle and the registration) and a
 /// thread that wakes or lets go of a waker. The task's scheduler counts
 /// its own drop: the task must be freed exactly once, whichever thread
