@@ -195,6 +195,16 @@ impl Reactor {
 // ANCHOR: async
 /// A non-blocking descriptor registered with a [`Reactor`]: its reads and
 /// writes wait in the reactor instead of blocking the thread.
+///
+/// One reader and one writer at a time: the descriptor has one waker slot
+/// per direction. Reads (or accepts) may run beside a write, each task
+/// waiting on its own slot, but two tasks reading at once share the read
+/// slot, and the later one's waker replaces the earlier's, which is
+/// dropped unwoken: the earlier task is not woken by the next report, and
+/// waits until something else wakes it — perhaps for ever. The same goes
+/// for two writers, as with chapter 8's `Async`. Nothing unsafe follows,
+/// only a task that waits too long: share an `Async` between tasks only
+/// so that one reads and one writes.
 #[derive(Debug)]
 pub struct Async<T: AsFd> {
     io: T,
@@ -368,7 +378,10 @@ mod tests {
     use super::*;
     use crate::lean_runtime::Runtime;
     use crate::syscall_counts::Counts;
+    use crate::test_wakers::TestWaker;
+    use std::future::Future;
     use std::os::unix::net::UnixStream;
+    use std::pin::Pin;
     use std::thread;
 
     fn runtime() -> Runtime {
@@ -479,6 +492,28 @@ mod tests {
         assert!(status.contains(OFlags::NONBLOCK));
         let fd_flags = rustix::io::fcntl_getfd(stream.get_ref()).unwrap();
         assert!(fd_flags.contains(rustix::io::FdFlags::CLOEXEC));
+    }
+
+    #[test]
+    fn of_two_readers_at_once_only_the_later_is_woken_by_a_report() {
+        let reactor = Rc::new(Reactor::new().unwrap());
+        let (ours, mut theirs) = UnixStream::pair().unwrap();
+        let ours = Async::new(&reactor, ours).unwrap();
+        let (earlier, later) = (TestWaker::new(), TestWaker::new());
+        let (mut first_buf, mut second_buf) = ([0; 1], [0; 1]);
+        let mut first = std::pin::pin!(ours.read(&mut first_buf));
+        let mut second = std::pin::pin!(ours.read(&mut second_buf));
+        let poll = |read: Pin<&mut _>, waker: &TestWaker| {
+            Future::poll(read, &mut Context::from_waker(&waker.waker()))
+        };
+        assert!(poll(first.as_mut(), &earlier).is_pending());
+        assert!(poll(second.as_mut(), &later).is_pending());
+        // One slot: the earlier waker was dropped, unwoken.
+        assert_eq!((earlier.live(), later.live()), (0, 1));
+        theirs.write_all(b"x").unwrap();
+        reactor.wait_unless(Some(Duration::ZERO), || false).unwrap();
+        assert_eq!((earlier.wakes(), later.wakes()), (0, 1));
+        assert!(matches!(poll(second.as_mut(), &later), Poll::Ready(Ok(1))));
     }
 
     #[test]
