@@ -765,6 +765,52 @@ mod tests {
     }
 
     #[test]
+    fn a_wake_for_one_runtime_during_anothers_block_on_never_lands_in_its_local_queue() {
+        let (outer, inner) = (runtime(), runtime());
+        let slot: Rc<RefCell<Option<Waker>>> = Rc::default();
+        let _task = waiting_task(outer.handle(), &slot);
+        let injections = |rt: &Runtime| rt.handle.inner.shared.injections.load(Ordering::Relaxed);
+        let local = |rt: &Runtime| rt.handle.inner.local.borrow().len();
+        let yield_now = crate::state_machine::yield_now;
+        // The outer runtime's task polled once; its waker kept.
+        outer.block_on(yield_now()).unwrap();
+        let waker = slot.borrow_mut().take().unwrap();
+        // 1. One after the other: the inner runtime's `block_on` is this
+        //    thread's current one when the outer task's wake comes.
+        inner
+            .block_on(async {
+                waker.wake_by_ref();
+                assert_eq!(local(&inner), 0, "queued on the wrong runtime");
+            })
+            .unwrap();
+        assert_eq!(injections(&outer), 1, "through the outer inject queue");
+        assert_eq!(injections(&inner), 0);
+        // 2. Nested: the inner `block_on` inside the outer's.
+        outer
+            .block_on(async {
+                // A round for the outer runtime: the task runs (from the
+                // inject queue) and leaves its waker again.
+                yield_now().await;
+                let waker = slot.borrow_mut().take().expect("the task ran");
+                inner
+                    .block_on(async {
+                        waker.wake_by_ref();
+                        assert_eq!(local(&inner), 0, "queued on the wrong runtime");
+                    })
+                    .unwrap();
+                assert_eq!(injections(&outer), 2);
+                yield_now().await;
+                // The inner `block_on` has returned: the outer runtime is
+                // this thread's current one again, and its wake is local.
+                let waker = slot.borrow_mut().take().expect("the task ran");
+                waker.wake();
+                assert_eq!((injections(&outer), local(&outer)), (2, 1));
+            })
+            .unwrap();
+        assert_eq!(injections(&inner), 0);
+    }
+
+    #[test]
     fn a_wake_after_the_runtime_is_gone_queues_nothing_and_frees_everything() {
         let rt = runtime();
         let slot = Rc::default();
