@@ -861,6 +861,45 @@ mod tests {
     }
 
     #[test]
+    fn after_a_wake_from_another_thread_the_runtime_drains_the_eventfd_and_sleeps_again() {
+        let (tx, rx) = futures::channel::oneshot::channel();
+        let (notifier_tx, notifier) = mpsc::channel();
+        let (waits_tx, waits) = mpsc::channel();
+        let returned = in_background(move || {
+            let rt = runtime();
+            let handle = rt.handle().clone();
+            let notifier = Arc::clone(rt.handle().reactor().notifier());
+            notifier_tx.send(notifier).unwrap();
+            let task = handle.spawn(rx);
+            let before = Counts::now();
+            rt.block_on(async {
+                assert_eq!(task.await, Ok(1));
+                // Nothing to do but wait for the timer: one wait that
+                // sleeps, unless the eventfd was left readable, and then
+                // every wait returns at once.
+                handle.sleep(Duration::from_millis(100)).await;
+            })
+            .unwrap();
+            waits_tx.send(Counts::since(before).epoll_waits).unwrap();
+        });
+        let notifier = notifier.recv_timeout(PATIENCE).unwrap();
+        let start = Instant::now();
+        while !notifier.is_asleep() {
+            assert!(start.elapsed() < PATIENCE, "the runtime never slept");
+            thread::yield_now();
+        }
+        let before = Counts::now();
+        tx.send(1).unwrap();
+        assert_eq!(Counts::since(before).eventfd_writes, 1, "it slept");
+        returned.recv_timeout(PATIENCE).unwrap().unwrap();
+        let waits = waits.recv().unwrap();
+        // The sleep until the wake, the sleep until the deadline, and a
+        // spare few (a wait may end early, and then comes again); a spin
+        // makes thousands in those 100 ms.
+        assert!((2..=6).contains(&waits), "{waits} waits");
+    }
+
+    #[test]
     fn futures_of_other_libraries_run_waking_from_their_threads_and_locks() {
         let rt = runtime();
         let handle = rt.handle().clone();
