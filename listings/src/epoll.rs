@@ -64,6 +64,19 @@ pub struct Event {
 }
 // ANCHOR_END: types
 
+/// Test-only: how many descriptors the interest list holds (a `tfd:` line
+/// each in the instance's `/proc/self/fdinfo`, as tests/echo.rs counts
+/// them for the whole process).
+#[cfg(all(test, not(loom)))]
+impl Poller {
+    pub(crate) fn interest_count(&self) -> usize {
+        use std::os::fd::AsRawFd;
+        let path = format!("/proc/self/fdinfo/{}", self.epoll.as_raw_fd());
+        let info = std::fs::read_to_string(path).unwrap();
+        info.lines().filter(|line| line.starts_with("tfd:")).count()
+    }
+}
+
 // ANCHOR: poller
 impl Poller {
     /// A new epoll instance, closed on `exec` and when dropped.

@@ -516,6 +516,40 @@ mod tests {
         assert!(matches!(poll(second.as_mut(), &later), Poll::Ready(Ok(1))));
     }
 
+    /// What `reactor` holds registered: its slab's entries, and its epoll
+    /// instance's interest list (the eventfd included).
+    fn registered(reactor: &Reactor) -> (usize, usize) {
+        let sources = reactor.sources.borrow().len();
+        (sources, reactor.poller.interest_count())
+    }
+
+    #[test]
+    fn a_dropped_async_leaves_the_slab_and_the_interest_list_whether_made_or_accepted() {
+        let rt = runtime();
+        let reactor = rt.handle().reactor();
+        assert_eq!(registered(reactor), (0, 1), "the eventfd only");
+        let (ours, _theirs) = UnixStream::pair().unwrap();
+        let made = Async::new(reactor, ours).unwrap();
+        assert_eq!(registered(reactor), (1, 2));
+        drop(made);
+        assert_eq!(registered(reactor), (0, 1));
+        let listener = Async::bind(reactor, "127.0.0.1:0".parse().unwrap()).unwrap();
+        let addr = listener.get_ref().local_addr().unwrap();
+        let client = TcpStream::connect(addr).unwrap();
+        let (accepted, _) = rt.block_on(listener.accept()).unwrap().unwrap();
+        assert_eq!(registered(reactor), (2, 3));
+        drop(accepted);
+        assert_eq!(registered(reactor), (1, 2), "the listener only");
+        drop((listener, client));
+        assert_eq!(registered(reactor), (0, 1));
+        // A hundred more, one after the other: the same number each time.
+        for _ in 0..100 {
+            let (ours, _theirs) = UnixStream::pair().unwrap();
+            assert_eq!(Async::new(reactor, ours).unwrap().key, 0);
+        }
+        assert_eq!(registered(reactor), (0, 1));
+    }
+
     #[test]
     fn dropping_it_frees_its_number_and_makes_the_descriptor_blocking_again() {
         let rt = runtime();
@@ -527,6 +561,9 @@ mod tests {
         assert!(fcntl_getfl(&kept).unwrap().contains(OFlags::NONBLOCK));
         drop(registered);
         assert_eq!(reactor.sources.borrow().len(), 0);
+        // The copy keeps the open file alive, so epoll would still watch
+        // it had the drop not deleted it from the interest list.
+        assert_eq!(reactor.poller.interest_count(), 1, "the eventfd only");
         assert!(!fcntl_getfl(&kept).unwrap().contains(OFlags::NONBLOCK));
         // Its number goes to the next one.
         let (second, _peer2) = UnixStream::pair().unwrap();
