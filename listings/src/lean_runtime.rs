@@ -1091,6 +1091,66 @@ mod tests {
     }
 
     #[test]
+    fn a_busy_runtime_looks_at_the_reactor_every_io_interval_rounds() {
+        // With the look skipped while busy, the read would wait for ever
+        // beside the spinner: in the background, with a time limit.
+        let returned = in_background(|| {
+            assert_eq!(spins_until_a_ready_read_is_seen(), IO_INTERVAL);
+        });
+        returned.recv_timeout(PATIENCE).unwrap().unwrap();
+    }
+
+    /// As chapter 9's test of the same name: with a task that wakes itself
+    /// for ever (one poll a round), how many of its polls pass between a
+    /// byte arriving for a waiting read (real reactor I/O, reported by
+    /// `epoll_wait`) and the reading future being polled again.
+    fn spins_until_a_ready_read_is_seen() -> u32 {
+        let rt = runtime();
+        let handle = rt.handle().clone();
+        let spins = Rc::new(Cell::new(0));
+        let stop = Rc::new(Cell::new(false));
+        let spinner = handle.spawn({
+            let (spins, stop) = (Rc::clone(&spins), Rc::clone(&stop));
+            std::future::poll_fn(move |cx| {
+                if stop.get() {
+                    return Poll::Ready(());
+                }
+                spins.set(spins.get() + 1);
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            })
+        });
+        let (ours, mut theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+        let ours = Async::new(handle.reactor(), ours).unwrap();
+        rt.block_on(async {
+            let mut buf = [0; 1];
+            let mut read = pin!(ours.read(&mut buf));
+            // Waiting, with nothing to read yet.
+            assert!(futures::poll!(read.as_mut()).is_pending());
+            std::io::Write::write_all(&mut theirs, b"x").unwrap();
+            let before = spins.get();
+            // Pending once without a wake of its own: only the reactor's
+            // report of the byte polls this future again.
+            let mut waited = false;
+            std::future::poll_fn(|_| {
+                if waited {
+                    Poll::Ready(())
+                } else {
+                    waited = true;
+                    Poll::Pending
+                }
+            })
+            .await;
+            let gap = spins.get() - before;
+            assert_eq!(read.await.unwrap(), 1);
+            stop.set(true);
+            spinner.await;
+            gap
+        })
+        .unwrap()
+    }
+
+    #[test]
     fn spawning_after_the_runtime_is_gone_panics_and_block_on_inside_a_task_too() {
         let rt = runtime();
         let handle = rt.handle().clone();
