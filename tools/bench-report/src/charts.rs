@@ -45,7 +45,8 @@ pub enum Colours {
     /// The book's code (`book-…`) in one colour, the libraries in another,
     /// with a legend.
     BookAndLibrary,
-    /// One neutral colour, no legend: the bars are not implementations.
+    /// One neutral colour, no legend of colours: the bars are not
+    /// implementations.
     Neutral,
 }
 
