@@ -152,7 +152,7 @@ mod tests {
             "tokio",
             "100000",
             r#"{"Elements":100000}"#,
-            1.0,
+            [0.5, 1.0, 1.5],
         );
         dir.write("criterion/spawn/tokio/100000/new/sample.json", "{}");
         dir.write("criterion/report/index.html", "<html></html>");

@@ -45,7 +45,8 @@ pub enum Colours {
     /// The book's code (`book-…`) in one colour, the libraries in another,
     /// with a legend.
     BookAndLibrary,
-    /// One neutral colour, no legend: the bars are not implementations.
+    /// One neutral colour, no legend of colours: the bars are not
+    /// implementations.
     Neutral,
 }
 
@@ -166,6 +167,9 @@ pub enum Row {
         label: String,
         /// As measured.
         value: f64,
+        /// Its 95 % confidence interval, `(lower, upper)`, for criterion's
+        /// measures; drawn as an error bar.
+        interval: Option<(f64, f64)>,
     },
 }
 
@@ -231,6 +235,7 @@ impl Chart {
             rows.push(Row::Bar {
                 label: implementation.to_string(),
                 value: measure.value,
+                interval: measure.interval(),
             });
         }
         Ok(rows)
@@ -250,7 +255,7 @@ mod tests {
         rows.iter()
             .map(|row| match row {
                 Row::Heading(n) => format!("[{n}]"),
-                Row::Bar { label, value } => format!("{label} {value}"),
+                Row::Bar { label, value, .. } => format!("{label} {value}"),
             })
             .collect()
     }
@@ -269,6 +274,16 @@ mod tests {
             ]
         );
         assert_eq!(chart("wake_many").rows(&results()).unwrap(), []);
+        // A criterion measure's bar has its interval; a hand-measured one none.
+        assert!(matches!(
+            rows[1],
+            Row::Bar {
+                interval: Some((12.31, 12.72)),
+                ..
+            }
+        ));
+        let timers = chart("timers-p99").rows(&results()).unwrap();
+        assert!(matches!(timers[0], Row::Bar { interval: None, .. }));
     }
 
     #[test]

@@ -26,8 +26,15 @@ pub struct Collected {
 }
 
 impl Collected {
+    /// A hand-measured value: the groups record no spread, so no interval.
     fn push(&mut self, id: String, value: f64, unit: Unit) {
-        self.measures.push(Measure { id, value, unit });
+        self.measures.push(Measure {
+            id,
+            value,
+            unit,
+            ci_lower: None,
+            ci_upper: None,
+        });
     }
 
     /// The value of measure `id`, if the run has it.
@@ -37,7 +44,7 @@ impl Collected {
 }
 
 /// Reads a bundle: criterion's estimates (ns per iteration, per element
-/// with a throughput), the timers' and echo server's results and
+/// with a throughput, each with its 95 % confidence interval), the timers' and echo server's results and
 /// parameters, and the machine. A file that cannot be read as what it
 /// should be is an error; what makes the run incomplete is a problem.
 pub fn collect(bundle: &Bundle) -> Result<Collected> {
@@ -101,7 +108,8 @@ struct CriterionId {
 }
 
 /// The part of criterion's `estimates.json` the report uses: the median
-/// of the run's samples, in ns per iteration.
+/// of the run's samples, in ns per iteration, and its bootstrapped
+/// confidence interval.
 #[derive(Deserialize)]
 struct Estimates {
     median: Estimate,
@@ -110,7 +118,18 @@ struct Estimates {
 #[derive(Deserialize)]
 struct Estimate {
     point_estimate: f64,
+    confidence_interval: ConfidenceInterval,
 }
+
+#[derive(Deserialize)]
+struct ConfidenceInterval {
+    confidence_level: f64,
+    lower_bound: f64,
+    upper_bound: f64,
+}
+
+/// The confidence level the charts' legends name.
+const CONFIDENCE_LEVEL: f64 = 0.95;
 
 fn collect_benchmark(benchmark: &str, estimates: &str, collected: &mut Collected) -> Result<()> {
     let id: CriterionId =
@@ -133,11 +152,24 @@ fn collect_benchmark(benchmark: &str, estimates: &str, collected: &mut Collected
             _ => return Err(format!("unsupported throughput {throughput}").into()),
         },
     };
-    collected.push(
-        format!("{}/{case}/{implementation}", id.group_id),
-        estimates.median.point_estimate / per,
-        Unit::Nanoseconds,
-    );
+    let median = estimates.median;
+    let ci = median.confidence_interval;
+    // criterion's default, which the benchmarks keep; the legends say 95 %.
+    if ci.confidence_level != CONFIDENCE_LEVEL {
+        return Err(format!(
+            "a confidence level of {}, where the charts say {CONFIDENCE_LEVEL}",
+            ci.confidence_level
+        )
+        .into());
+    }
+    // The bounds are per iteration too: scaled as the median is.
+    collected.measures.push(Measure {
+        id: format!("{}/{case}/{implementation}", id.group_id),
+        value: median.point_estimate / per,
+        unit: Unit::Nanoseconds,
+        ci_lower: Some(ci.lower_bound / per),
+        ci_upper: Some(ci.upper_bound / per),
+    });
     Ok(())
 }
 
@@ -246,7 +278,7 @@ mod tests {
             "pollster",
             "once",
             "null",
-            18.25,
+            [18.0, 18.25, 18.75],
         );
         criterion(
             &dir,
@@ -255,7 +287,7 @@ mod tests {
             "tokio",
             "100000",
             r#"{"Elements":100000}"#,
-            8.5e6,
+            [8.0e6, 8.5e6, 9.25e6],
         );
         // The saved baseline is an older run: only new/ counts.
         criterion(
@@ -265,7 +297,7 @@ mod tests {
             "tokio",
             "100000",
             r#"{"Elements":100000}"#,
-            1.0,
+            [0.5, 1.0, 1.5],
         );
         dir.write("criterion/report/index.html", "<html></html>");
         dir.write(
@@ -290,6 +322,21 @@ mod tests {
             .iter()
             .map(|m| (m.id.as_str(), m.value, m.unit.symbol()))
             .collect();
+        // criterion's measures carry the median's 95 % interval, scaled as
+        // the median is; the hand-measured ones none.
+        let intervals: Vec<(&str, (f64, f64))> = results
+            .measure
+            .iter()
+            .filter_map(|m| Some((m.id.as_str(), m.interval()?)))
+            .collect();
+        assert_eq!(
+            intervals,
+            [
+                ("block_on/once/pollster", (18.0, 18.75)),
+                // 8.0 ms and 9.25 ms per iteration of 100000 spawns.
+                ("spawn/100000/tokio", (80.0, 92.5)),
+            ]
+        );
         assert_eq!(
             found,
             [
@@ -449,13 +496,36 @@ mod tests {
             "x",
             "1",
             r#"{"Bytes":10}"#,
-            1.0,
+            [0.5, 1.0, 1.5],
         );
         let error = collect(&Bundle::from_target(&dir.0).unwrap())
             .unwrap_err()
             .to_string();
         assert!(
             error.contains("criterion/g/x/1") && error.contains("unsupported throughput"),
+            "{error}"
+        );
+        // The legends say 95 %: an interval at another level is refused.
+        criterion(
+            &dir,
+            "criterion/g/x/1/new",
+            "g",
+            "x",
+            "1",
+            "null",
+            [0.5, 1.0, 1.5],
+        );
+        let estimates = dir.0.join("criterion/g/x/1/new/estimates.json");
+        let text = std::fs::read_to_string(&estimates).unwrap();
+        dir.write(
+            "criterion/g/x/1/new/estimates.json",
+            &text.replace("0.95", "0.99"),
+        );
+        let error = collect(&Bundle::from_target(&dir.0).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("criterion/g/x/1") && error.contains("confidence level of 0.99"),
             "{error}"
         );
     }

@@ -3,7 +3,7 @@
 //! writes a number. The numbers themselves come from the one results file;
 //! only the words differ between the editions.
 
-use bench_results::Result;
+use bench_results::{Result, group_thousands};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -93,6 +93,9 @@ pub struct Common {
     pub book: Text,
     /// The legend's name for the libraries.
     pub library: Text,
+    /// The legend's name for the error bars: criterion's 95 % confidence
+    /// interval of each value.
+    pub interval: Text,
     /// In place of the unit on a log axis, whose ticks each say theirs.
     pub log_scale: Text,
     /// Which way a chart is read, when smaller is better.
@@ -146,27 +149,7 @@ impl Labels {
     /// between each three digits of its whole part, as the edition's prose
     /// writes numbers: `100,000`, `1,230`, `12.3`.
     pub fn number(&self, number: &str, lang: Lang) -> String {
-        let separator = self.format.thousands.get(lang);
-        let (sign, unsigned) = match number.strip_prefix('-') {
-            Some(rest) => ("-", rest),
-            None => ("", number),
-        };
-        let (whole, fraction) = match unsigned.split_once('.') {
-            Some((whole, fraction)) => (whole, Some(fraction)),
-            None => (unsigned, None),
-        };
-        let mut out = String::from(sign);
-        for (i, digit) in whole.chars().enumerate() {
-            if i > 0 && (whole.len() - i) % 3 == 0 {
-                out.push_str(separator);
-            }
-            out.push(digit);
-        }
-        if let Some(fraction) = fraction {
-            out.push('.');
-            out.push_str(fraction);
-        }
-        out
+        group_thousands(number, self.format.thousands.get(lang))
     }
 }
 

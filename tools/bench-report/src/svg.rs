@@ -9,7 +9,7 @@
 //! machine that draws it and could not be compared byte for byte; and its
 //! mesh picks its own ticks and labels, where the book's axis
 //! ([`Axis`]) is its own. What is left is a few
-//! `<text>`, `<rect>` and `<line>` elements, written out below.
+//! `<text>`, `<rect>`, `<line>` and `<path>` elements, written out below.
 
 use crate::axis::{Axis, PLOT_START};
 use crate::charts::{Chart, Colours, Row};
@@ -80,6 +80,17 @@ fn is_wide(c: char) -> bool {
         | '\u{ffe0}'..='\u{ffe6}')
 }
 
+/// An error bar from `from` to `to` at height `y`: a line with a short
+/// upright at each end, one `<path>` element.
+fn error_bar(from: f64, to: f64, y: f64) -> String {
+    let (a, b) = (coordinate(from), coordinate(to));
+    let (top, bottom) = (coordinate(y - 4.0), coordinate(y + 4.0));
+    format!(
+        r#"<path d="M{a} {top}V{bottom}M{a} {y}H{b}M{b} {top}V{bottom}" stroke="{TEXT}" stroke-width="1.5" fill="none"/>"#,
+        y = coordinate(y)
+    )
+}
+
 /// Text for an SVG element or attribute.
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -139,10 +150,11 @@ pub fn words(chart: &Chart, axis: &Axis, labels: &Labels, lang: Lang) -> Result<
 }
 
 /// `chart`'s SVG in `lang`, or `None` if the results have none of its
-/// measures: title, legend (the book's code, the libraries) unless the bars
-/// are neutral, a light grid with its values under it, the axis at its
-/// start, one bar per row with its label on its left and the value with its
-/// unit at its end, and under the axis what it shows.
+/// measures: title, legend (the book's code, the libraries, unless the bars
+/// are neutral; the error bars, if any), a light grid with its values under
+/// it, the axis at its start, one bar per row with its label on its left,
+/// its 95 % confidence interval as an error bar if it has one, and the
+/// value with its unit past both, and under the axis what it shows.
 pub fn render(
     chart: &Chart,
     results: &Results,
@@ -153,12 +165,21 @@ pub fn render(
     if rows.is_empty() {
         return Ok(None);
     }
-    let values: Vec<f64> = rows
+    let bars: Vec<(f64, Option<(f64, f64)>)> = rows
         .iter()
         .filter_map(|r| match r {
-            Row::Bar { value, .. } => Some(*value),
+            Row::Bar {
+                value, interval, ..
+            } => Some((*value, *interval)),
             Row::Heading(_) => None,
         })
+        .collect();
+    let has_intervals = bars.iter().any(|(_, interval)| interval.is_some());
+    // The axis reaches past every error bar too. Only the upper bounds:
+    // a lower one far below its bar is clipped at the axis' start.
+    let values: Vec<f64> = bars
+        .iter()
+        .flat_map(|&(value, interval)| std::iter::once(value).chain(interval.map(|(_, up)| up)))
         .collect();
     let axis = Axis::of(&values, chart.unit);
     let words = words(chart, &axis, labels, lang)?;
@@ -170,7 +191,7 @@ pub fn render(
             None => number(&n),
         })
     };
-    let legend = chart.colours == Colours::BookAndLibrary;
+    let legend = chart.colours == Colours::BookAndLibrary || has_intervals;
     let top = if legend { TOP } else { TOP_WITHOUT_LEGEND };
 
     let mut body = String::new();
@@ -191,7 +212,11 @@ pub fn render(
                 )?;
                 y += HEADING;
             }
-            Row::Bar { label, value } => {
+            Row::Bar {
+                label,
+                value,
+                interval,
+            } => {
                 let colour = match chart.colours {
                     Colours::Neutral => NEUTRAL_COLOUR,
                     Colours::BookAndLibrary if label.starts_with("book-") => BOOK_COLOUR,
@@ -215,10 +240,16 @@ pub fn render(
                     coordinate(end - PLOT_START),
                     coordinate(BAR)
                 )?;
+                let mut text_x = end;
+                if let Some((lower, upper)) = *interval {
+                    let (from, to) = (axis.x(lower), axis.x(upper));
+                    writeln!(body, "{}", error_bar(from, to, bar_y + BAR / 2.0))?;
+                    text_x = text_x.max(to);
+                }
                 writeln!(
                     body,
                     r#"<text x="{}" y="{baseline}">{}</text>"#,
-                    coordinate(end + 6.0),
+                    coordinate(text_x + 6.0),
                     escape(&value_text(*value)?)
                 )?;
                 y += ROW;
@@ -250,25 +281,34 @@ pub fn render(
         )?;
     }
 
+    // The legend: each entry a 10-unit sign and its name, one after the
+    // other. The error bars' sign is a small error bar.
     let mut head = String::new();
-    if legend {
-        let legend_y = coordinate(46.0);
-        let swatch_y = coordinate(37.0);
-        let book = labels.text.book.get(lang);
-        let library_x = MARGIN + 14.0 + text_width(book, TEXT_SIZE) + 16.0;
-        for (x, colour, name) in [
-            (MARGIN, BOOK_COLOUR, book),
-            (library_x, LIBRARY_COLOUR, labels.text.library.get(lang)),
-        ] {
-            writeln!(
-                head,
-                r#"<rect x="{}" y="{swatch_y}" width="10" height="10" fill="{colour}"/>
-<text x="{}" y="{legend_y}">{}</text>"#,
-                coordinate(x),
-                coordinate(x + 14.0),
-                escape(name)
-            )?;
-        }
+    let mut entries: Vec<(Option<&str>, &str)> = Vec::new();
+    if chart.colours == Colours::BookAndLibrary {
+        entries.push((Some(BOOK_COLOUR), labels.text.book.get(lang)));
+        entries.push((Some(LIBRARY_COLOUR), labels.text.library.get(lang)));
+    }
+    if has_intervals {
+        entries.push((None, labels.text.interval.get(lang)));
+    }
+    let mut x = MARGIN;
+    for (colour, name) in entries {
+        let sign = match colour {
+            Some(colour) => format!(
+                r#"<rect x="{}" y="37" width="10" height="10" fill="{colour}"/>"#,
+                coordinate(x)
+            ),
+            None => error_bar(x, x + 10.0, 42.0),
+        };
+        writeln!(
+            head,
+            r#"{sign}
+<text x="{}" y="46">{}</text>"#,
+            coordinate(x + 14.0),
+            escape(name)
+        )?;
+        x += 14.0 + text_width(name, TEXT_SIZE) + 16.0;
     }
 
     let (w, h) = (coordinate(WIDTH), coordinate(height));
@@ -307,6 +347,7 @@ mod tests {
     use crate::charts::CHARTS;
     use crate::test_support::{machine, measure, results, root};
     use bench_results::Unit;
+    use bench_results::test_support::measure_ci;
 
     /// The well-formedness an SVG 1.1 reader needs: one root, every
     /// element closed in order, attributes quoted, no stray `&` or `<`.
@@ -540,6 +581,53 @@ mod tests {
         assert!(!svg.contains(">本書のコード</text>"));
         // Without the legend the rows start higher.
         assert!(svg.contains(r#"height="164""#), "{svg}");
+    }
+
+    #[test]
+    fn each_criterion_value_has_an_error_bar_and_the_legend_names_them() {
+        let ja = draw("block_on-once", &results(), Lang::Ja);
+        // Four bars with an interval each: four error bars, and the
+        // legend's sign.
+        assert_eq!(ja.matches("<path ").count(), 4 + 1, "{ja}");
+        // book-ch10's 12.31–12.72 ns across the middle of its bar (the
+        // axis runs 0 to 80 ns over 430 units), its value past both.
+        assert!(
+            ja.contains(r#"<path d="M246.2 96V104M246.2 100H248.4M248.4 96V104" "#),
+            "{ja}"
+        );
+        assert!(
+            ja.contains(r#"<text x="254.4" y="104.5">12.5 ns</text>"#),
+            "{ja}"
+        );
+        // The legend's third entry, after the libraries' ("クレート").
+        assert!(
+            ja.contains(r#"<path d="M196 38V46M196 42H206M206 38V46" "#),
+            "{ja}"
+        );
+        assert!(texts(&ja).contains(&"95 %信頼区間"), "{ja}");
+        let zh = draw("block_on-once", &results(), Lang::Zh);
+        assert_eq!(zh.matches("<path ").count(), 4 + 1);
+        assert!(texts(&zh).contains(&"95% 置信区间"), "{zh}");
+        // Hand-measured values have no interval: no error bar, no entry.
+        let timers = draw("timers-p99", &results(), Lang::Ja);
+        assert_eq!(timers.matches("<path ").count(), 0);
+        assert!(!texts(&timers).contains(&"95 %信頼区間"));
+        // A neutral chart with intervals has a legend of that entry alone.
+        let parts = Results::new(
+            machine(),
+            vec![
+                measure_ci("parts/op/mutex", [19.0, 20.0, 22.0], Unit::Nanoseconds),
+                measure_ci("parts/op/clock", [24.0, 25.0, 25.5], Unit::Nanoseconds),
+            ],
+        )
+        .unwrap();
+        let svg = draw("parts", &parts, Lang::Zh);
+        assert_eq!(svg.matches("<path ").count(), 2 + 1);
+        assert!(svg.contains(r#"<path d="M16 38V46M16 42H26M26 38V46" "#));
+        assert!(!texts(&svg).contains(&"本书的代码"));
+        // With the legend the rows start lower: two rows, 20 more than
+        // without (164 for three rows, 140 for two).
+        assert!(svg.contains(r#"height="160""#), "{svg}");
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use bench_report::charts::CHARTS;
 use bench_report::{Bundle, Labels, Lang, collect, render_charts};
-use bench_results::{CHART_DIR, RAW_DIR, REPORT_COMMAND, RESULTS, Results};
+use bench_results::{CHART_DIR, Group, RAW_DIR, REPORT_COMMAND, RESULTS, Results};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -74,6 +74,33 @@ fn the_results_are_what_the_runs_own_files_collect_to() {
         "{RESULTS} differs from what {RAW_DIR}/ collects to (one of them edited by hand): \
          run `{REPORT_COMMAND}` again"
     );
+}
+
+/// Every measure of criterion's groups carries its 95 % confidence
+/// interval, which holds its value; the hand-measured groups record no
+/// spread and have none.
+#[test]
+fn every_criterion_value_lies_within_its_interval() {
+    let Some(results) = Results::load(&root()).unwrap() else {
+        return;
+    };
+    let mut problems = Vec::new();
+    for m in &results.measure {
+        let group = m.id.split('/').next().unwrap_or_default();
+        let hand_measured = Group::HAND_MEASURED.iter().any(|g| g.name() == group);
+        match (hand_measured, m.interval()) {
+            (true, None) => {}
+            (true, Some(_)) => problems.push(format!("{}: hand-measured, with an interval", m.id)),
+            (false, None) => problems.push(format!("{}: no interval", m.id)),
+            (false, Some((lower, upper))) if lower <= m.value && m.value <= upper => {}
+            (false, Some((lower, upper))) => problems.push(format!(
+                "{}: {} outside its interval {lower}–{upper}",
+                m.id, m.value
+            )),
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(results.measure.iter().any(|m| m.interval().is_some()));
 }
 
 #[test]

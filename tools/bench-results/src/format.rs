@@ -8,7 +8,9 @@
 //! their unit, without thousands separators (a chart adds its edition's,
 //! see `bench-report`): `12.3 ns`, `1.52 ms`, `250 µs`, `5.40 MiB`,
 //! `1230 MiB/s`; counts show as whole numbers without a unit. Ratios show
-//! two decimals below 10 and one above: `0.83×`, `1.45×`, `12.5×`.
+//! two decimals below 10 and one above: `0.83×`, `1.45×`, `12.5×`. A
+//! value's confidence interval shows in the value's unit with the value's
+//! decimals and grouped thousands: `12.3–12.7 ns`.
 
 use crate::results::{Measure, Unit};
 
@@ -51,6 +53,57 @@ pub fn value_parts(value: f64, unit: Unit) -> (String, Option<&'static str>) {
             let (divisor, symbol) = display_unit(value, unit);
             (significant(value / divisor, 3), Some(symbol))
         }
+    }
+}
+
+/// `number` (as [`significant`] writes it: digits, an optional sign and
+/// decimals) with `separator` between each three digits of its whole
+/// part, as both editions' prose writes numbers: `100,000`, `12,300.5`.
+pub fn group_thousands(number: &str, separator: &str) -> String {
+    let (sign, unsigned) = match number.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", number),
+    };
+    let (whole, fraction) = match unsigned.split_once('.') {
+        Some((whole, fraction)) => (whole, Some(fraction)),
+        None => (unsigned, None),
+    };
+    let mut out = String::from(sign);
+    for (i, digit) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i) % 3 == 0 {
+            out.push_str(separator);
+        }
+        out.push(digit);
+    }
+    if let Some(fraction) = fraction {
+        out.push('.');
+        out.push_str(fraction);
+    }
+    out
+}
+
+/// The confidence interval `(lower, upper)` of `value` as `value` is
+/// shown ([`format_value`]): in the same unit, each bound with as many
+/// decimals as the value's number, thousands grouped with `separator`
+/// (`12.3–12.7 ns` for 12.5 ns, `405–421 ns` for 413 ns). So a reader
+/// compares the bounds with the value digit for digit.
+pub fn format_interval(
+    value: f64,
+    (lower, upper): (f64, f64),
+    unit: Unit,
+    separator: &str,
+) -> String {
+    let (number, symbol) = value_parts(value, unit);
+    let decimals = number.split_once('.').map_or(0, |(_, f)| f.len());
+    let divisor = match symbol {
+        Some(_) => display_unit(value, unit).0,
+        None => 1.0,
+    };
+    let bound = |b: f64| group_thousands(&format!("{:.decimals$}", b / divisor), separator);
+    let range = format!("{}–{}", bound(lower), bound(upper));
+    match symbol {
+        Some(symbol) => format!("{range} {symbol}"),
+        None => range,
     }
 }
 
@@ -168,6 +221,44 @@ mod tests {
             format_ratio(&ns("a", 1.0), &ns("b", 0.0)).unwrap_err(),
             "`b` is 0: no ratio"
         );
+    }
+
+    #[test]
+    fn intervals_show_in_the_values_unit_with_its_decimals() {
+        use Unit::*;
+        for (value, bounds, unit, shown) in [
+            (12.5, (12.31, 12.72), Nanoseconds, "12.3–12.7 ns"),
+            (413.18, (405.2, 420.9), Nanoseconds, "405–421 ns"),
+            // In the unit the value steps up to, bounds with its decimals.
+            (1692.8, (1650.2, 1730.9), Nanoseconds, "1.65–1.73 µs"),
+            (999.4, (990.0, 1003.0), Nanoseconds, "990–1,003 ns"),
+            (
+                12_345_678.0,
+                (12_200_000.0, 12_500_000.0),
+                Milliseconds,
+                "12,200–12,500 s",
+            ),
+            (5.4, (5.0, 5.85), Mebibytes, "5.00–5.85 MiB"),
+            (3.0, (2.0, 4000.0), Count, "2–4,000"),
+        ] {
+            assert_eq!(format_interval(value, bounds, unit, ","), shown, "{value}");
+        }
+    }
+
+    #[test]
+    fn thousands_are_grouped() {
+        for (number, grouped) in [
+            ("100000", "100,000"),
+            ("1230", "1,230"),
+            ("999", "999"),
+            ("12300.5", "12,300.5"),
+            ("0.0123", "0.0123"),
+            ("-1500", "-1,500"),
+            ("0", "0"),
+        ] {
+            assert_eq!(group_thousands(number, ","), grouped);
+        }
+        assert_eq!(group_thousands("1234567", " "), "1 234 567");
     }
 
     #[test]

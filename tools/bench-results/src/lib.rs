@@ -20,7 +20,10 @@ pub mod results;
 #[doc(hidden)]
 pub mod test_support;
 
-pub use format::{display_unit, format_ratio, format_value, rounded, significant, value_parts};
+pub use format::{
+    display_unit, format_interval, format_ratio, format_value, group_thousands, rounded,
+    significant, value_parts,
+};
 pub use ids::{Group, Impl, Part};
 pub use raw::{GroupFile, RawFile};
 pub use results::{Machine, Measure, Results, Unit};

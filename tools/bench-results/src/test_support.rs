@@ -8,12 +8,23 @@
 
 use crate::{MEASURE_COMMAND, Machine, Measure, Results, Unit};
 
-/// A measure.
+/// A measure without an interval, as the hand-measured groups write them.
 pub fn measure(id: &str, value: f64, unit: Unit) -> Measure {
     Measure {
         id: id.into(),
         value,
         unit,
+        ci_lower: None,
+        ci_upper: None,
+    }
+}
+
+/// A measure with its 95 % confidence interval, as criterion's are.
+pub fn measure_ci(id: &str, [lower, value, upper]: [f64; 3], unit: Unit) -> Measure {
+    Measure {
+        ci_lower: Some(lower),
+        ci_upper: Some(upper),
+        ..measure(id, value, unit)
     }
 }
 
@@ -32,18 +43,19 @@ pub fn machine() -> Machine {
     }
 }
 
-/// A plausible run: some groups, a missing implementation or two.
+/// A plausible run: some groups, a missing implementation or two;
+/// criterion's measures with their intervals.
 pub fn results() -> Results {
     use Unit::*;
     Results::new(
         machine(),
         vec![
-            measure("block_on/once/book-ch06", 61.27, Nanoseconds),
-            measure("block_on/once/book-ch10", 12.5, Nanoseconds),
-            measure("block_on/once/pollster", 18.0, Nanoseconds),
-            measure("block_on/once/futures", 25.0, Nanoseconds),
-            measure("spawn/100000/tokio", 85.0, Nanoseconds),
-            measure("spawn/100000/book-ch03", 410.0, Nanoseconds),
+            measure_ci("block_on/once/book-ch06", [59.5, 61.27, 63.0], Nanoseconds),
+            measure_ci("block_on/once/book-ch10", [12.31, 12.5, 12.72], Nanoseconds),
+            measure_ci("block_on/once/pollster", [17.2, 18.0, 18.9], Nanoseconds),
+            measure_ci("block_on/once/futures", [24.1, 25.0, 26.3], Nanoseconds),
+            measure_ci("spawn/100000/tokio", [80.2, 85.0, 91.5], Nanoseconds),
+            measure_ci("spawn/100000/book-ch03", [398.0, 410.0, 425.0], Nanoseconds),
             measure("timers/early/book-ch07", 0.0, Count),
             measure("timers/p99/book-ch02", 2450.0, Microseconds),
             measure("timers/p99/tokio", 1100.0, Microseconds),

@@ -115,3 +115,19 @@ fn chart_links_name_charts_of_their_edition_that_exist() {
     let drawn = std::fs::read_dir(root().join(CHART_DIR).join("ja")).map_or(0, |d| d.count());
     assert_eq!(links, 2 * drawn, "chart links in both editions");
 }
+
+/// `{{#bench ID ci}}` groups thousands as the charts do: the plug-in's
+/// separator is the one `data/bench/labels.toml` gives each edition.
+#[test]
+fn intervals_group_thousands_as_the_charts_do() {
+    let text = std::fs::read_to_string(root().join("data/bench/labels.toml")).unwrap();
+    let labels: toml::Table = toml::from_str(&text).unwrap();
+    let thousands = &labels["format"]["thousands"];
+    for edition in ["ja", "zh"] {
+        assert_eq!(
+            thousands[edition].as_str(),
+            Some(bench::THOUSANDS),
+            "format.thousands.{edition} of data/bench/labels.toml against bench::THOUSANDS"
+        );
+    }
+}

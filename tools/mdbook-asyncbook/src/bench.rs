@@ -14,7 +14,8 @@
 //! `timers/<metric>/<impl>`; for the echo server,
 //! `echo/<metric>-<connections>/<impl>`; a run's parameters are
 //! `timers/param/count` and the like. How a value is shown
-//! (`12.3 ns`, `59.8 µs`, `1.45×`) is [`bench_results::format`]'s.
+//! (`12.3 ns`, `59.8 µs`, `1.45×`, an interval `12.1–12.7 ns`) is
+//! [`bench_results::format`]'s.
 
 use crate::directives::{BENCH, Bench, directives};
 use crate::markdown::{code_ranges, escape_markdown};
@@ -22,7 +23,12 @@ use crate::{Error, Result};
 /// The results file's schema and where it and the charts are: what the
 /// preprocessor and the book's tests read.
 pub use bench_results::{CHART_DIR, RESULTS, Results};
-use bench_results::{REPORT_COMMAND, format_ratio, format_value};
+use bench_results::{REPORT_COMMAND, format_interval, format_ratio, format_value};
+
+/// What separates the thousands of an interval's bounds: both editions'
+/// prose writes `100,000` (as `data/bench/labels.toml`'s
+/// `format.thousands` tells the charts; a book test checks they agree).
+pub const THOUSANDS: &str = ",";
 
 /// What a `{{#bench …}}` directive shows.
 pub fn show(results: &Results, bench: &Bench<'_>) -> Result<String> {
@@ -35,6 +41,16 @@ pub fn show(results: &Results, bench: &Bench<'_>) -> Result<String> {
         Bench::Value(id) => {
             let m = measure(id)?;
             Ok(format_value(m.value, m.unit))
+        }
+        Bench::Interval(id) => {
+            let m = measure(id)?;
+            let interval = m.interval().ok_or_else(|| {
+                format!(
+                    "`{id}` has no confidence interval in {RESULTS}: only criterion's \
+                     measures have one, not the hand-measured timers and echo"
+                )
+            })?;
+            Ok(format_interval(m.value, interval, m.unit, THOUSANDS))
         }
         Bench::Ratio(a, b) => Ok(format_ratio(measure(a)?, measure(b)?)?),
         Bench::Machine(field) => {
@@ -276,6 +292,17 @@ mod tests {
             Ok("2.45 ms".into())
         );
         assert_eq!(show("{{#bench timers/early/book-ch07}}"), Ok("0".into()));
+        // An interval, in the value's unit with the value's decimals.
+        assert_eq!(
+            show(
+                "It takes {{#bench block_on/once/book-ch10}} ({{#bench block_on/once/book-ch10 ci}}); tokio {{#bench spawn/100000/tokio ci}}.\n"
+            ),
+            Ok("It takes 12.5 ns (12.3–12.7 ns); tokio 80.2–91.5 ns.\n".into())
+        );
+        assert_eq!(
+            show("| tokio | {{#bench spawn/100000/tokio}} | {{#bench spawn/100000/tokio ci}} |\n"),
+            Ok("| tokio | 85.0 ns | 80.2–91.5 ns |\n".into())
+        );
         assert_eq!(show("{{#bench timers/param/count}}"), Ok("10000".into()));
         // Escaped, the directive is left for mdBook, which shows it as written.
         let escaped = "Write \\{{#bench ID}} in a chapter.";
@@ -298,6 +325,14 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(message.contains("`x/y/z`"), "{message}");
+        // Hand-measured values have no interval to show.
+        let message = expand("{{#bench timers/p99/tokio ci}}", Some(&results))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains("`timers/p99/tokio` has no confidence interval"),
+            "{message}"
+        );
         let message = expand("{{#bench machine.gpu}}", Some(&results))
             .unwrap_err()
             .to_string();
@@ -338,7 +373,9 @@ mod tests {
         let text = "It takes 59.8 µs, or 1,234 ns; 2.5×, 3 倍, 12ミリ秒, 7 毫秒, 0.3 秒 and 9 MiB/s.\n\
                     Fixed: 100 ms, 100ミリ秒, 1 KiB, 2 秒, 1.0倍, 0.8×, 500 毫秒.\n\
                     Not units: 10,000 samples, 3 steps, p99 ms, ch10 s, 2 コア, 30%, v1.2 ms.\n\
-                    Directives: {{#bench spawn/100000/tokio}} ms, {{#bench ratio a/1 b/2}}×.\n";
+                    Directives: {{#bench spawn/100000/tokio}} ms, {{#bench ratio a/1 b/2}}×, \
+                    {{#bench a/1 ci}} ns.\n\
+                    A typed interval: 12.1–12.7 ns.\n";
         let found: Vec<String> = typed_numbers(text).into_iter().map(|(_, w)| w).collect();
         assert_eq!(
             found,
@@ -350,7 +387,8 @@ mod tests {
                 "12ミリ秒",
                 "7 毫秒",
                 "0.3 秒",
-                "9 MiB/s"
+                "9 MiB/s",
+                "12.7 ns"
             ]
         );
         let (offset, written) = &typed_numbers(text)[0];

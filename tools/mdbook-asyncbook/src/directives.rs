@@ -97,6 +97,8 @@ pub const BENCH: &str = "bench";
 /// formats it). Arguments are separated by whitespace:
 ///
 /// - `{{#bench ID}}`: the value of measure `ID` with its unit (`12.3 ns`);
+/// - `{{#bench ID ci}}`: the 95 % confidence interval of that value, as
+///   the value is shown (`12.1–12.7 ns`); criterion's measures have one;
 /// - `{{#bench ratio ID_A ID_B}}`: how many times A's value is B's (`1.45×`);
 /// - `{{#bench machine.FIELD}}`: what the measuring machine was
 ///   (`cpu`, `cores`, `memory`, `kernel`, `rustc`, `date`, `load_start`,
@@ -104,13 +106,14 @@ pub const BENCH: &str = "bench";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Bench<'a> {
     Value(&'a str),
+    Interval(&'a str),
     Ratio(&'a str, &'a str),
     Machine(&'a str),
 }
 
 impl<'a> Bench<'a> {
     /// The bench directive a directive is, if it is one: `Some(Err(..))`
-    /// for a `{{#bench}}` whose arguments are not one of the three forms.
+    /// for a `{{#bench}}` whose arguments are not one of the four forms.
     pub fn of(directive: &Directive<'a>) -> Option<Result<Bench<'a>>> {
         if directive.name != BENCH {
             return None;
@@ -118,13 +121,14 @@ impl<'a> Bench<'a> {
         let words: Vec<&str> = directive.args.split_whitespace().collect();
         Some(match words[..] {
             ["ratio", a, b] => Ok(Bench::Ratio(a, b)),
+            [id, "ci"] if id != "ratio" && !id.starts_with("machine.") => Ok(Bench::Interval(id)),
             [id] if id != "ratio" => Ok(match id.strip_prefix("machine.") {
                 Some(field) => Bench::Machine(field),
                 None => Bench::Value(id),
             }),
             _ => Err(Error::new(format!(
-                "`{{{{#bench {}}}}}`: write `{{{{#bench ID}}}}`, `{{{{#bench ratio ID_A ID_B}}}}` \
-                 or `{{{{#bench machine.FIELD}}}}`",
+                "`{{{{#bench {}}}}}`: write `{{{{#bench ID}}}}`, `{{{{#bench ID ci}}}}`, \
+                 `{{{{#bench ratio ID_A ID_B}}}}` or `{{{{#bench machine.FIELD}}}}`",
                 directive.args
             ))),
         })
@@ -341,13 +345,17 @@ mod tests {
     }
 
     #[test]
-    fn bench_directives_have_three_forms() {
+    fn bench_directives_have_four_forms() {
         fn parse(text: &str) -> Option<Result<Bench<'_>>> {
             Bench::of(&directives(text)[0])
         }
         assert_eq!(
             parse("{{#bench spawn/100000/tokio}}"),
             Some(Ok(Bench::Value("spawn/100000/tokio")))
+        );
+        assert_eq!(
+            parse("{{#bench spawn/100000/tokio ci}}"),
+            Some(Ok(Bench::Interval("spawn/100000/tokio")))
         );
         assert_eq!(
             parse("{{#bench ratio a/b/c  d/e/f}}"),
@@ -362,6 +370,9 @@ mod tests {
             "{{#bench ratio a}}",
             "{{#bench a b}}",
             "{{#bench ratio}}",
+            "{{#bench ratio ci}}",
+            "{{#bench machine.cpu ci}}",
+            "{{#bench a/b/c ci x}}",
         ] {
             let error = parse(wrong).unwrap().unwrap_err().to_string();
             assert!(error.contains("{{#bench ID}}"), "{wrong}: {error}");
