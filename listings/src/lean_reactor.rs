@@ -516,6 +516,33 @@ mod tests {
         assert!(matches!(poll(second.as_mut(), &later), Poll::Ready(Ok(1))));
     }
 
+    #[test]
+    fn an_interrupted_call_is_tried_again_not_returned() {
+        // A non-blocking read or write never sleeps, so no signal can
+        // interrupt a real one at a moment a test chooses; the operation
+        // stands in for it here. (`epoll_wait`'s `EINTR` is real in
+        // tests/echo.rs, `ch11::signals_interrupting_epoll_wait_lose_nothing`.)
+        let reactor = Rc::new(Reactor::new().unwrap());
+        let (ours, _theirs) = UnixStream::pair().unwrap();
+        let ours = Async::new(&reactor, ours).unwrap();
+        let task = TestWaker::new();
+        let waker = task.waker();
+        let mut cx = Context::from_waker(&waker);
+        for direction in [Direction::Read, Direction::Write] {
+            let mut calls = 0;
+            let poll = ours.poll_io(&mut cx, direction, |_| {
+                calls += 1;
+                match calls {
+                    1 | 2 => Err(io::ErrorKind::Interrupted.into()),
+                    _ => Ok(7),
+                }
+            });
+            assert!(matches!(poll, Poll::Ready(Ok(7))));
+            assert_eq!(calls, 3);
+        }
+        assert_eq!(task.wakes(), 0);
+    }
+
     /// What `reactor` holds registered: its slab's entries, and its epoll
     /// instance's interest list (the eventfd included).
     fn registered(reactor: &Reactor) -> (usize, usize) {
