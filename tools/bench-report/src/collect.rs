@@ -370,7 +370,7 @@ mod tests {
             "timers.json: book-ch02 failed: could not spawn a thread",
             "no machine.json (`tools/bench-report/run --measure` writes it around the run)",
             "block_on/once: no book-ch06, book-ch10-parker, book-ch10, futures, futures-lite",
-            "echo/throughput-1000: no book-ch09, book-ch10, tokio, async-io",
+            "echo/throughput-1000: no book-ch09, book-ch10, book-ch11, tokio, async-io",
             "parts/op: no condvar-notify, mutex, eventfd-write, epoll-wait-0, epoll-ctl-mod, clock, hashmap-sip, arc-new, box-pin-future",
         ] {
             assert!(

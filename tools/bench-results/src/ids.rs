@@ -337,7 +337,7 @@ mod tests {
         );
         assert_eq!(
             impl_ids(ECHO),
-            ["book-ch09", "book-ch10", "tokio", "async-io"]
+            ["book-ch09", "book-ch10", "book-ch11", "tokio", "async-io"]
         );
         assert_eq!(part_ids(Part::ALL)[8], "box-pin-future");
     }
