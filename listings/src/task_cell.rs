@@ -213,15 +213,17 @@ impl<F: Future + 'static, S: Schedule> Task<F, S> {
         // Finished for good: later wakes do nothing.
         header.scheduled.store(true, Relaxed);
         header.stage.set(Stage::Finished);
+        // SAFETY: the stage is no longer `Running`, so nothing touches the
+        // future again; it is dropped where it lies, when `future` goes —
+        // after `finish`, or while a panic in `finish` unwinds. (Its drop
+        // runs the future's code: it may wake tasks, even drop this task's
+        // handle, which touch other fields only.)
+        let future = unsafe { DropInPlace::new(task.future.get()) };
         // The output first: should the future's drop panic, the handle
         // has its output and the awaiter is awake.
         // SAFETY: the task is alive and on its thread.
         unsafe { Self::finish(task, result) };
-        // SAFETY: the stage is no longer `Running`, so nothing touches the
-        // future again; it is dropped where it lies. (Its drop runs the
-        // future's code: it may wake tasks, even drop this task's handle,
-        // which touch other fields only.)
-        unsafe { ManuallyDrop::drop(&mut *task.future.get()) };
+        drop(future);
         true
     }
 
@@ -275,6 +277,9 @@ impl<F: Future + 'static, S: Schedule> Task<F, S> {
         }
         header.scheduled.store(true, Relaxed);
         header.stage.set(Stage::Closed);
+        // SAFETY: as in `run`: no longer `Running`, so never touched again;
+        // dropped at the end, or if the awaiter's wake panics.
+        let future = unsafe { DropInPlace::new(task.future.get()) };
         // The awaiter would wait for ever: wake it (its poll of the handle
         // panics, saying why).
         // SAFETY: on the task's thread, no reference into the field alive.
@@ -282,8 +287,7 @@ impl<F: Future + 'static, S: Schedule> Task<F, S> {
         if let Some(awaiter) = awaiter {
             awaiter.wake();
         }
-        // SAFETY: as in `run`: no longer `Running`, so never touched again.
-        unsafe { ManuallyDrop::drop(&mut *task.future.get()) };
+        drop(future);
     }
 
     /// # Safety
@@ -304,6 +308,27 @@ impl<F: Future + 'static, S: Schedule> Task<F, S> {
         // Dropping the box drops the scheduler and the awaiter, both
         // `Send`; the future is in `ManuallyDrop` and already dropped.
         drop(task);
+    }
+}
+
+/// Drops a future in place when it goes, whether at the end of its scope
+/// or while a panic unwinds through it: a panic in the code before (an
+/// output's drop, an awaiter's wake) must not leak the future.
+struct DropInPlace<F>(*mut ManuallyDrop<F>);
+
+impl<F> DropInPlace<F> {
+    /// # Safety
+    ///
+    /// `future` is alive, not yet dropped, and nothing else will touch it.
+    unsafe fn new(future: *mut ManuallyDrop<F>) -> Self {
+        DropInPlace(future)
+    }
+}
+
+impl<F> Drop for DropInPlace<F> {
+    fn drop(&mut self) {
+        // SAFETY: as `new`'s contract says; this runs once.
+        unsafe { ManuallyDrop::drop(&mut *self.0) };
     }
 }
 // ANCHOR_END: run
@@ -385,6 +410,19 @@ unsafe fn acquire_ref(header: &Header) {
     }
 }
 
+/// Gives up a reference when it goes, even while a panic unwinds: a
+/// future's or an output's drop may panic, and the reference must not
+/// leak with it (the task would never be freed).
+struct RefGuard(NonNull<Header>);
+
+impl Drop for RefGuard {
+    fn drop(&mut self) {
+        // SAFETY: a `RefGuard` is made from a reference that its maker
+        // hands over, and is not used after.
+        unsafe { release_ref(self.0) };
+    }
+}
+
 /// Gives up one reference; the last one frees the task.
 ///
 /// # Safety
@@ -426,14 +464,14 @@ impl Runnable {
     /// the same task (the runtime runs one task at a time).
     pub unsafe fn run(self) -> bool {
         let this = ManuallyDrop::new(self);
+        // The runnable's reference, given up after the run, or if a drop
+        // in it (the future's, the output's) panics.
+        let _release = RefGuard(this.ptr);
         // SAFETY: the runnable's reference keeps the task alive; the
         // caller vouches for the thread; `run` calls never nest (a poll
         // cannot reach a `Runnable` of its own task: the queue gives them
         // out one at a time).
-        let done = unsafe { (this.header().vtable.run)(this.ptr) };
-        // SAFETY: the runnable's reference, given up.
-        unsafe { release_ref(this.ptr) };
-        done
+        unsafe { (this.header().vtable.run)(this.ptr) }
     }
 
     /// The runtime's number for this task.
@@ -475,13 +513,14 @@ impl Drop for Registered {
     /// poll again): the handle's awaiter is woken, and polling the handle
     /// then panics. Then gives up the reference.
     fn drop(&mut self) {
+        // The registration's reference, given up at the end, or if the
+        // future's drop panics.
+        let _release = RefGuard(self.ptr);
         // SAFETY: the reference keeps the task alive; `Registered` is not
         // `Send`, so this is the task's thread; a task's poll cannot reach
         // its own registration (the runtime holds it), so this is not
         // inside that poll.
         unsafe { (self.header().vtable.close)(self.ptr) };
-        // SAFETY: the registration's reference, given up.
-        unsafe { release_ref(self.ptr) };
     }
 }
 
@@ -546,9 +585,10 @@ impl<T> Drop for JoinHandle<T> {
         // SAFETY: on the task's thread, one statement each.
         let output = unsafe { (*prefix.output.get()).take() };
         let awaiter = unsafe { (*prefix.header.awaiter.get()).take() };
+        // The handle's reference, given up after them, or if the output's
+        // drop panics.
+        let _release = RefGuard(self.ptr);
         drop((output, awaiter));
-        // SAFETY: the handle's reference, given up.
-        unsafe { release_ref(self.ptr) };
     }
 }
 // ANCHOR_END: handles
@@ -904,6 +944,98 @@ mod tests {
         assert_eq!(Arc::strong_count(&queue), 2);
         thread::spawn(move || drop(waker)).join().unwrap();
         assert_eq!(Arc::strong_count(&queue), 1, "freed on the other thread");
+    }
+
+    /// A future that is ready with 7 at its first poll (or never, if
+    /// `ready` is false), and whose drop panics.
+    struct PanicsWhenDropped {
+        ready: bool,
+    }
+
+    impl Future for PanicsWhenDropped {
+        type Output = u32;
+
+        fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<u32> {
+            if self.ready {
+                Poll::Ready(7)
+            } else {
+                Poll::Pending
+            }
+        }
+    }
+
+    impl Drop for PanicsWhenDropped {
+        fn drop(&mut self) {
+            panic!("dropped");
+        }
+    }
+
+    /// The message of a panic that `catch_unwind` caught.
+    fn message(caught: thread::Result<impl Sized>) -> &'static str {
+        *caught.err().expect("no panic").downcast::<&str>().unwrap()
+    }
+
+    #[test]
+    fn a_futures_drop_that_panics_at_completion_still_lets_the_task_be_freed() {
+        let queue = Arc::new(Queue::default());
+        let future = PanicsWhenDropped { ready: true };
+        let (runnable, registered, mut handle) = spawn(future, Arc::clone(&queue), 0);
+        // SAFETY: spawned on this thread.
+        let run = panic::catch_unwind(AssertUnwindSafe(|| unsafe { runnable.run() }));
+        assert_eq!(message(run), "dropped");
+        // The runnable's reference went with the panic.
+        assert_eq!(refs(&handle), 2);
+        assert_eq!(poll_handle(&mut handle, &TestWaker::new()), Poll::Ready(7));
+        drop((registered, handle));
+        assert_eq!(Arc::strong_count(&queue), 1, "the task was freed");
+    }
+
+    #[test]
+    fn a_futures_drop_that_panics_when_closed_still_wakes_the_awaiter_and_frees_the_task() {
+        let queue = Arc::new(Queue::default());
+        let future = PanicsWhenDropped { ready: false };
+        let (runnable, registered, mut handle) = spawn(future, Arc::clone(&queue), 0);
+        // SAFETY: spawned on this thread.
+        assert!(!unsafe { runnable.run() });
+        let awaiter = TestWaker::new();
+        assert_eq!(poll_handle(&mut handle, &awaiter), Poll::Pending);
+        let closed = panic::catch_unwind(AssertUnwindSafe(|| drop(registered)));
+        assert_eq!(message(closed), "dropped");
+        assert_eq!((awaiter.wakes(), refs(&handle)), (1, 1));
+        drop(handle);
+        assert_eq!(Arc::strong_count(&queue), 1, "the task was freed");
+    }
+
+    #[test]
+    fn an_outputs_drop_that_panics_still_lets_the_task_and_its_future_be_freed() {
+        // Dropped by the handle that did not take it.
+        let queue = Arc::new(Queue::default());
+        let output = std::future::ready(PanicsWhenDropped { ready: true });
+        let (runnable, registered, handle) = spawn(output, Arc::clone(&queue), 0);
+        // SAFETY: spawned on this thread.
+        assert!(unsafe { runnable.run() });
+        drop(registered);
+        let dropped = panic::catch_unwind(AssertUnwindSafe(|| drop(handle)));
+        assert_eq!(message(dropped), "dropped");
+        assert_eq!(Arc::strong_count(&queue), 1, "the task was freed");
+        // Dropped at completion, for want of a handle: the future is
+        // dropped all the same.
+        let queue = Arc::new(Queue::default());
+        let spied = Rc::new(Cell::new(None));
+        let spy = DropSpy(Rc::clone(&spied));
+        // Held by the future until it is dropped.
+        let output = poll_fn(move |_| {
+            let _ = &spy;
+            Poll::Ready(PanicsWhenDropped { ready: true })
+        });
+        let (runnable, registered, handle) = spawn(output, Arc::clone(&queue), 0);
+        drop(handle);
+        // SAFETY: spawned on this thread.
+        let run = panic::catch_unwind(AssertUnwindSafe(|| unsafe { runnable.run() }));
+        assert_eq!(message(run), "dropped");
+        assert_eq!(spied.get(), Some(thread::current().id()), "future dropped");
+        drop(registered);
+        assert_eq!(Arc::strong_count(&queue), 1, "the task was freed");
     }
 
     #[test]
