@@ -64,6 +64,19 @@ struct Header {
     /// The runtime's number for the task (its slot in the list of live
     /// tasks), set at spawn.
     key: usize,
+    /// Under loom: stands for the fields only the task's thread touches
+    /// (future, output, stage, awaiter), so that loom reports a touch of
+    /// them on that thread that is not ordered before the free on another.
+    #[cfg(loom)]
+    thread_only: loom::cell::UnsafeCell<()>,
+}
+
+impl Header {
+    /// Under loom: records a touch of the task's thread-only fields.
+    #[cfg(loom)]
+    fn touch(&self) {
+        self.thread_only.with_mut(|_| ());
+    }
 }
 
 /// Where the task is in its life.
@@ -147,6 +160,8 @@ where
             handle: Cell::new(true),
             awaiter: UnsafeCell::new(None),
             key,
+            #[cfg(loom)]
+            thread_only: loom::cell::UnsafeCell::new(()),
         },
         output: UnsafeCell::new(None),
         scheduler,
@@ -181,6 +196,8 @@ impl<F: Future + 'static, S: Schedule> Task<F, S> {
         // SAFETY: as the function's contract says.
         let task = unsafe { ptr.cast::<Self>().as_ref() };
         let header = &task.header;
+        #[cfg(loom)]
+        header.touch();
         if header.stage.get() != Stage::Running {
             // Queued by a wake during its last poll: nothing to do (and
             // `scheduled` stays set for good). Not "finished now": the
@@ -234,6 +251,8 @@ impl<F: Future + 'static, S: Schedule> Task<F, S> {
     ///
     /// On the task's thread.
     unsafe fn finish(task: &Self, result: thread::Result<F::Output>) {
+        #[cfg(loom)]
+        task.header.touch();
         if !task.header.handle.get() {
             drop(result);
             return;
@@ -272,6 +291,8 @@ impl<F: Future + 'static, S: Schedule> Task<F, S> {
         // SAFETY: as the function's contract says.
         let task = unsafe { ptr.cast::<Self>().as_ref() };
         let header = &task.header;
+        #[cfg(loom)]
+        header.touch();
         if header.stage.get() != Stage::Running {
             return;
         }
@@ -297,6 +318,9 @@ impl<F: Future + 'static, S: Schedule> Task<F, S> {
     unsafe fn dealloc(ptr: NonNull<Header>) {
         // SAFETY: the pointer came from `Box::leak` of this very type.
         let task = unsafe { Box::from_raw(ptr.cast::<Self>().as_ptr()) };
+        // The free touches everything.
+        #[cfg(loom)]
+        task.header.touch();
         // This may run on any thread (the last reference may be a waker
         // dropped elsewhere), so nothing of the task's own thread may be
         // left: by then the future is gone (finished or closed before the
@@ -554,6 +578,8 @@ impl<T> Future for JoinHandle<T> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
         let prefix = self.prefix();
+        #[cfg(loom)]
+        prefix.header.touch();
         // SAFETY: the handle is on the task's thread (it is not `Send`),
         // and no other reference into the output is alive.
         let output = unsafe { (*prefix.output.get()).take() };
@@ -579,6 +605,8 @@ impl<T> Future for JoinHandle<T> {
 impl<T> Drop for JoinHandle<T> {
     fn drop(&mut self) {
         let prefix = self.prefix();
+        #[cfg(loom)]
+        prefix.header.touch();
         prefix.header.handle.set(false);
         // Taken out first, dropped afterwards: their drops run other code,
         // which must not find a reference into the task alive.
@@ -1062,7 +1090,11 @@ mod tests {
 /// (polling, completing, dropping the handle and the registration) and a
 /// thread that wakes or lets go of a waker. The task's scheduler counts
 /// its own drop: the task must be freed exactly once, whichever thread
-/// lets go last.
+/// lets go last. Under loom the header's `thread_only` cell stands for the
+/// fields only the task's thread touches, and the free touches it too: a
+/// touch on the task's thread not ordered before a free on another (the
+/// job of `release_ref`'s `Release` decrement and `Acquire` fence) is
+/// reported as a race.
 #[cfg(all(test, loom))]
 mod loom_tests {
     use super::*;
@@ -1172,6 +1204,71 @@ mod loom_tests {
     #[test]
     fn loom_a_wake_during_the_poll_is_never_lost_with_the_handle_dropped_first() {
         wake_during_poll(true);
+    }
+
+    /// A wake folded into a pending schedule: the task is queued already
+    /// (woken on its own thread) when another thread publishes data with
+    /// a relaxed store and wakes it again. That wake finds `scheduled`
+    /// set and only gives up its reference (or nothing, by reference); the
+    /// run already queued must see the data through the flag alone — the
+    /// wake's `Release`, the run's `Acquire` — as no lock is on that path.
+    /// Weakening either loses the wake: the task stays pending.
+    fn wake_while_scheduled(by_ref: bool) {
+        loom::model(move || {
+            let queue = Queue::default();
+            let frees = Arc::new(AtomicUsize::new(0));
+            let data = Arc::new(AtomicUsize::new(0));
+            let slot = Arc::new(Mutex::new(None::<Waker>));
+            let future = {
+                let (data, slot) = (Arc::clone(&data), Arc::clone(&slot));
+                poll_fn(move |cx| {
+                    if data.load(Relaxed) == 1 {
+                        return Poll::Ready(());
+                    }
+                    *slot.lock().unwrap() = Some(cx.waker().clone());
+                    Poll::Pending
+                })
+            };
+            let scheduler = Scheduler {
+                queue: Arc::clone(&queue),
+                frees: Arc::clone(&frees),
+            };
+            let (runnable, registered, mut handle) =
+                // SAFETY: the registration stays with the model.
+                unsafe { spawn_local(future, scheduler, 0) };
+            // SAFETY: spawned on this thread.
+            assert!(!unsafe { runnable.run() });
+            let waker = slot.lock().unwrap().take().unwrap();
+            // Queued again: `scheduled` is set.
+            waker.wake_by_ref();
+            let other = thread::spawn(move || {
+                data.store(1, Relaxed);
+                if by_ref {
+                    waker.wake_by_ref();
+                } else {
+                    waker.wake();
+                }
+            });
+            run_queued(&queue);
+            other.join().unwrap();
+            run_queued(&queue);
+            let mut cx = Context::from_waker(Waker::noop());
+            let output = Pin::new(&mut handle).poll(&mut cx);
+            assert_eq!(output, Poll::Ready(()), "a wake was lost");
+            drop((registered, handle));
+            drop(slot.lock().unwrap().take());
+            assert_eq!(frees.load(Relaxed), 1, "freed once");
+        });
+    }
+
+    #[test]
+    fn loom_a_wake_folded_into_a_pending_schedule_is_seen_by_the_run() {
+        wake_while_scheduled(false);
+    }
+
+    #[test]
+    fn loom_a_wake_by_reference_folded_into_a_pending_schedule_is_seen_by_the_run() {
+        wake_while_scheduled(true);
     }
 
     /// A task that finishes at its first poll, having handed a waker to
