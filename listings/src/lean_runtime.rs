@@ -326,10 +326,21 @@ impl Wake for MainWaker {
 
     fn wake_by_ref(self: &Arc<Self>) {
         // `Release` pairs with the loop's `Acquire` swap: the next poll
-        // sees what the waker did before waking.
+        // sees what the waker did before waking. Needed even though the
+        // notifier orders its own flag: a wake that finds `woken` still
+        // set notifies no one, and then this flag alone carries it.
         if !self.woken.swap(true, Ordering::Release) {
             self.shared.notifier.notify();
         }
+    }
+}
+
+impl MainWaker {
+    /// Whether the main future was woken since the last call, and must be
+    /// polled.
+    fn take_wake(&self) -> bool {
+        // `Acquire`: pairs with the wake's `Release` (see there).
+        self.woken.swap(false, Ordering::Acquire)
     }
 }
 
@@ -412,7 +423,7 @@ impl Runtime {
         let mut rounds_busy = 0;
         loop {
             // 1. The main future, if it was woken.
-            if main.woken.swap(false, Ordering::Acquire) {
+            if main.take_wake() {
                 let mut cx = Context::from_waker(&main_waker);
                 if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
                     return Ok(output);
@@ -1261,6 +1272,59 @@ mod loom_tests {
             other.join().unwrap();
             drop((registered, handle));
             drop(slot.lock().unwrap().take());
+        });
+    }
+
+    /// `block_on`'s own waker, woken from another thread after a relaxed
+    /// store, while the loop (cut down: poll the main future if woken,
+    /// else sleep on the notifier) runs. The wake may find `woken` still
+    /// set from the start: it then notifies no one, and only `woken`'s
+    /// `Release` swap and the loop's `Acquire` swap make the poll see the
+    /// data. Weakening either, the poll can miss it and the loop sleeps
+    /// for ever (loom reports the deadlock).
+    #[test]
+    fn loom_a_wake_of_the_main_future_is_never_lost() {
+        loom::model(|| {
+            let shared = Arc::new(Shared {
+                inject: Mutex::new(Inject::default()),
+                injected: AtomicBool::new(false),
+                notifier: Arc::new(Notifier::new().unwrap()),
+                local_wakes: true,
+                injections: Default::default(),
+            });
+            let main = Arc::new(MainWaker {
+                woken: AtomicBool::new(true),
+                shared: Arc::clone(&shared),
+            });
+            let data = Arc::new(AtomicUsize::new(0));
+            let other = {
+                let data = Arc::clone(&data);
+                let waker = Waker::from(Arc::clone(&main));
+                loom::thread::spawn(move || {
+                    data.store(1, Ordering::Relaxed);
+                    waker.wake();
+                })
+            };
+            let mut polls = 0;
+            loop {
+                if main.take_wake() {
+                    // The main future's poll: ready once it sees the data.
+                    polls += 1;
+                    if data.load(Ordering::Relaxed) == 1 {
+                        break;
+                    }
+                }
+                let notifier = &shared.notifier;
+                let sleeps = notifier.may_sleep(|| {
+                    main.woken.load(Ordering::Relaxed) || shared.injected.load(Ordering::Relaxed)
+                });
+                if sleeps {
+                    notifier.wait_readable();
+                }
+                notifier.woke(sleeps);
+            }
+            other.join().unwrap();
+            assert!((1..=2).contains(&polls), "{polls} polls");
         });
     }
 }
