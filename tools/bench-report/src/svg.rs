@@ -21,13 +21,13 @@ use std::fmt::Write as _;
 /// The chart's width.
 pub const WIDTH: f64 = 720.0;
 /// Left and right of the title and the headings.
-const MARGIN: f64 = 16.0;
+pub(crate) const MARGIN: f64 = 16.0;
 /// Implementation labels end here (right-aligned), just before the axis.
-const LABEL_END: f64 = PLOT_START - 8.0;
+pub(crate) const LABEL_END: f64 = PLOT_START - 8.0;
 /// The first row starts below the title and the legend, or below the
 /// title alone.
-const TOP: f64 = 64.0;
-const TOP_WITHOUT_LEGEND: f64 = 44.0;
+pub(crate) const TOP: f64 = 64.0;
+pub(crate) const TOP_WITHOUT_LEGEND: f64 = 44.0;
 const ROW: f64 = 24.0;
 const BAR: f64 = 16.0;
 const HEADING: f64 = 24.0;
@@ -42,9 +42,9 @@ pub const BOOK_COLOUR: &str = "#d55e00";
 pub const LIBRARY_COLOUR: &str = "#0072b2";
 /// A grey for bars that are neither the book's nor a library's.
 pub const NEUTRAL_COLOUR: &str = "#6e7781";
-const TEXT: &str = "#1f2328";
-const MUTED: &str = "#57606a";
-const GRID: &str = "#d8dee4";
+pub(crate) const TEXT: &str = "#1f2328";
+pub(crate) const MUTED: &str = "#57606a";
+pub(crate) const GRID: &str = "#d8dee4";
 
 /// A coordinate with at most one decimal, without a trailing `.0`, so the
 /// same chart is always the same text.
@@ -82,7 +82,7 @@ fn is_wide(c: char) -> bool {
 
 /// An error bar from `from` to `to` at height `y`: a line with a short
 /// upright at each end, one `<path>` element.
-fn error_bar(from: f64, to: f64, y: f64) -> String {
+pub(crate) fn error_bar(from: f64, to: f64, y: f64) -> String {
     let (a, b) = (coordinate(from), coordinate(to));
     let (top, bottom) = (coordinate(y - 4.0), coordinate(y + 4.0));
     format!(
@@ -92,7 +92,7 @@ fn error_bar(from: f64, to: f64, y: f64) -> String {
 }
 
 /// Text for an SVG element or attribute.
-fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -107,7 +107,7 @@ fn escape(text: &str) -> String {
 }
 
 /// `template` with each `{key}` replaced by its value.
-fn fill(template: &str, values: &[(&str, &str)]) -> String {
+pub(crate) fn fill(template: &str, values: &[(&str, &str)]) -> String {
     values
         .iter()
         .fold(template.to_string(), |text, (key, value)| {
@@ -126,12 +126,24 @@ pub struct Words {
 
 /// The title and axis label of `chart` in `lang`, on `axis`.
 pub fn words(chart: &Chart, axis: &Axis, labels: &Labels, lang: Lang) -> Result<Words> {
-    let own = labels.chart(chart.name)?;
+    words_of(chart.name, chart.higher_is_better, axis, labels, lang)
+}
+
+/// The title and axis label of the chart `name` (its texts in the labels'
+/// `[chart.<name>]`), read as `higher_is_better` says, on `axis`.
+pub fn words_of(
+    name: &str,
+    higher_is_better: bool,
+    axis: &Axis,
+    labels: &Labels,
+    lang: Lang,
+) -> Result<Words> {
+    let own = labels.chart(name)?;
     let unit = match axis {
         Axis::Linear { symbol, .. } => labels.unit(symbol, lang)?,
         Axis::Log { .. } => labels.text.log_scale.get(lang),
     };
-    let better = if chart.higher_is_better {
+    let better = if higher_is_better {
         &labels.text.higher_is_better
     } else {
         &labels.text.lower_is_better
@@ -341,7 +353,7 @@ pub fn render(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::axis::PLOT_END;
     use crate::charts::CHARTS;
