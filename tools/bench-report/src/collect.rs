@@ -398,12 +398,13 @@ mod tests {
             collected.measures.len(),
             expected_count + parameters().len()
         );
-        // Every chart is drawn, with every bar it expects.
+        // Every chart is drawn, with every bar it expects, and every
+        // steps chart: a complete run has chapter 11's steps.
         let results = Results::new(machine, collected.measures).unwrap();
         let labels = Labels::load(&crate::test_support::root()).unwrap();
         assert_eq!(
             render_charts(&results, &labels).unwrap().len(),
-            CHARTS.len() * Lang::ALL.len()
+            (CHARTS.len() + crate::steps::STEPS_CHARTS.len()) * Lang::ALL.len()
         );
     }
 

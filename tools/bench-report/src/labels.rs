@@ -65,6 +65,9 @@ pub struct Labels {
     pub text: Common,
     /// The unit symbols, by the symbol the results use.
     pub unit: BTreeMap<String, Text>,
+    /// The texts of chapter 11's steps charts
+    /// ([`steps`](crate::steps)).
+    pub steps: StepsText,
     /// Each chart's own texts, by chart name.
     pub chart: BTreeMap<String, ChartText>,
 }
@@ -104,6 +107,31 @@ pub struct Common {
     pub higher_is_better: Text,
     /// A cluster's heading: `{n}` connections.
     pub connections: Text,
+}
+
+/// The texts of chapter 11's steps charts: the name of each bar, what
+/// each step's change and the reference line say, and the legend.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepsText {
+    /// The first bar: the runtime the steps start from, chapter
+    /// `{chapter}`'s (10; 9 in the timers group).
+    pub start: Text,
+    /// The first step's bar: tasks in one allocation.
+    pub tasks: Text,
+    /// The second step's: wakes on the runtime's thread to a local queue.
+    pub local_queue: Text,
+    /// The third step's, the last bar: no timer work while no timer waits.
+    pub timers: Text,
+    /// What a step changed: `{delta}` (signed, with its unit) and
+    /// `{percent}` (signed, of the value before the step).
+    pub change: Text,
+    /// The reference line: `{name}`, the best library's, and its `{value}`.
+    pub reference: Text,
+    /// The legend's name for a floating bar that is a decrease.
+    pub decrease: Text,
+    /// The same for an increase.
+    pub increase: Text,
 }
 
 /// A chart's own texts.

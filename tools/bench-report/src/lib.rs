@@ -14,7 +14,9 @@
 //! to `data/bench/results.toml`, then draws every chart ([`charts`]) from
 //! that file alone, once per edition with that edition's words
 //! ([`labels`], from `data/bench/labels.toml`), into
-//! `src/charts/<edition>/<name>.svg` ([`svg`], [`report`]).
+//! `src/charts/<edition>/<name>.svg` ([`svg`], [`report`]), and chapter
+//! 11's steps charts, `steps-<group>.svg`, for a run that measured its
+//! steps ([`steps`](mod@steps)).
 //!
 //! The results file's types are `bench-results`', which the book's plug-in
 //! reads too: it writes the numbers into chapters in place of
@@ -33,6 +35,7 @@ pub mod expected;
 pub mod labels;
 pub mod machine;
 pub mod report;
+pub mod steps;
 pub mod svg;
 #[cfg(test)]
 mod test_support;

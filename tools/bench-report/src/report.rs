@@ -4,6 +4,7 @@
 use crate::bundle::Bundle;
 use crate::charts::CHARTS;
 use crate::labels::{Labels, Lang};
+use crate::steps::{self, STEPS_CHARTS};
 use crate::svg;
 use bench_results::{CHART_DIR, RAW_DIR, RESULTS, Result, Results};
 use std::collections::BTreeSet;
@@ -28,12 +29,22 @@ impl Drawn {
 }
 
 /// Every chart the results can draw, in every edition: by edition, then
-/// in [`CHARTS`] order.
+/// in [`CHARTS`] order, then the steps charts ([`STEPS_CHARTS`]) whose
+/// implementations the run has.
 pub fn render_charts(results: &Results, labels: &Labels) -> Result<Vec<Drawn>> {
     let mut out = Vec::new();
     for lang in Lang::ALL {
         for chart in &CHARTS {
             if let Some(svg) = svg::render(chart, results, labels, lang)? {
+                out.push(Drawn {
+                    lang,
+                    name: chart.name,
+                    svg,
+                });
+            }
+        }
+        for chart in &STEPS_CHARTS {
+            if let Some(svg) = steps::render(chart, results, labels, lang)? {
                 out.push(Drawn {
                     lang,
                     name: chart.name,
@@ -97,13 +108,23 @@ pub fn write_report(
             written.push(format!("chart {}: not drawn, no measures", chart.name));
         }
     }
+    for chart in &STEPS_CHARTS {
+        let missing = chart.missing(&reread);
+        if !missing.is_empty() {
+            written.push(format!(
+                "chart {}: not drawn, the run has no {} (chapter 11's steps)",
+                chart.name,
+                missing.join(", ")
+            ));
+        }
+    }
     Ok(written)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{TempDir, results, root};
+    use crate::test_support::{TempDir, results, root, steps_results};
 
     #[test]
     fn a_report_writes_the_bundle_the_file_and_the_charts_and_removes_stale_charts() {
@@ -124,6 +145,11 @@ mod tests {
             "src/charts/wake_many.svg: removed",
             "src/charts/ja/wake_many.svg: removed",
             "chart ping_pong: not drawn, no measures",
+            // A run from before chapter 11: no steps charts, said so.
+            "chart steps-spawn: not drawn, the run has no book-ch10, book-ch11-step1, \
+             book-ch11-step2, book-ch11 (chapter 11's steps)",
+            "chart steps-timers-overhead: not drawn, the run has no book-ch09, \
+             book-ch11-step1, book-ch11-step2, book-ch11 (chapter 11's steps)",
         ] {
             assert!(written.iter().any(|w| w == line), "{line} in {written:#?}");
         }
@@ -157,5 +183,23 @@ mod tests {
             .find(|d| d.lang == Lang::Zh && d.name == "spawn")
             .unwrap();
         assert_eq!(spawn, zh_spawn.svg);
+    }
+
+    #[test]
+    fn a_run_with_chapter_11s_steps_gets_a_steps_chart_per_group_and_edition() {
+        let dir = TempDir::new("report-steps");
+        let labels = Labels::load(&root()).unwrap();
+        let written = write_report(&dir.0, None, &steps_results(), &labels).unwrap();
+        assert!(
+            !written.iter().any(|w| w.contains("chart steps-")),
+            "{written:#?}"
+        );
+        for lang in Lang::ALL {
+            for name in ["spawn", "ping_pong", "wake_many", "timers-overhead"] {
+                let path = format!("src/charts/{}/steps-{name}.svg", lang.dir());
+                assert!(written.contains(&path), "{path} in {written:#?}");
+                assert!(dir.0.join(&path).exists());
+            }
+        }
     }
 }

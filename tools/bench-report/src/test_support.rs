@@ -164,3 +164,47 @@ pub fn collect_target(dir: &TempDir) -> Collected {
 pub fn root() -> PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
+
+/// A run with chapter 11's steps in every group that measures them, the
+/// book's other runtimes and some libraries beside them: the executor
+/// groups with criterion's intervals, the timers without; in `wake_many`
+/// the first step costs a little.
+pub fn steps_results() -> bench_results::Results {
+    use bench_results::Unit::*;
+    use bench_results::test_support::measure_ci;
+    let ci = |id: &str, value: [f64; 3]| measure_ci(id, value, Nanoseconds);
+    let ms = |id: &str, value: f64| measure(id, value, Milliseconds);
+    bench_results::Results::new(
+        machine(),
+        vec![
+            ci("spawn/100000/book-ch03", [880.0, 900.0, 930.0]),
+            ci("spawn/100000/book-ch10", [676.0, 690.0, 705.0]),
+            ci("spawn/100000/book-ch11-step1", [370.0, 378.0, 389.0]),
+            ci("spawn/100000/book-ch11-step2", [295.0, 301.0, 310.0]),
+            ci("spawn/100000/book-ch11", [290.0, 296.0, 303.0]),
+            ci("spawn/100000/tokio", [80.2, 85.0, 91.5]),
+            ci("spawn/100000/async-executor", [231.0, 240.0, 250.0]),
+            ci("spawn/100000/futures", [500.0, 512.0, 530.0]),
+            ci("ping_pong/10000/book-ch10", [117.0, 120.0, 124.0]),
+            ci("ping_pong/10000/book-ch11-step1", [115.0, 118.0, 121.0]),
+            ci("ping_pong/10000/book-ch11-step2", [62.0, 64.0, 66.0]),
+            ci("ping_pong/10000/book-ch11", [61.0, 63.0, 65.0]),
+            ci("ping_pong/10000/tokio", [68.0, 70.0, 73.0]),
+            ci("ping_pong/10000/async-executor", [92.0, 95.0, 99.0]),
+            ci("wake_many/100/book-ch10", [2350.0, 2400.0, 2460.0]),
+            ci("wake_many/100/book-ch11-step1", [2400.0, 2450.0, 2510.0]),
+            ci("wake_many/100/book-ch11-step2", [880.0, 900.0, 925.0]),
+            ci("wake_many/100/book-ch11", [860.0, 880.0, 905.0]),
+            ci("wake_many/100/tokio", [1270.0, 1300.0, 1340.0]),
+            ci("wake_many/100/futures", [2900.0, 3000.0, 3100.0]),
+            ms("timers/overhead/book-ch07", 30.0),
+            ms("timers/overhead/book-ch09", 12.5),
+            ms("timers/overhead/book-ch11-step1", 12.0),
+            ms("timers/overhead/book-ch11-step2", 11.8),
+            ms("timers/overhead/book-ch11", 3.1),
+            ms("timers/overhead/tokio", 2.2),
+            ms("timers/overhead/async-io", 4.0),
+        ],
+    )
+    .expect("distinct ids, finite values")
+}

@@ -6,6 +6,7 @@
 //! words in both editions, and its text is in its edition's language.
 
 use bench_report::charts::CHARTS;
+use bench_report::steps::STEPS_CHARTS;
 use bench_report::{Bundle, Labels, Lang, collect, render_charts};
 use bench_results::{CHART_DIR, Group, RAW_DIR, REPORT_COMMAND, RESULTS, Results};
 use std::collections::BTreeMap;
@@ -143,14 +144,45 @@ fn the_charts_of_both_editions_are_what_the_results_and_labels_draw_now() {
     );
 }
 
+/// Chapter 11's steps charts are drawn from the committed run exactly
+/// when it measured the steps of their group: a run from before chapter
+/// 11 redraws without them, and one after it cannot leave them out.
+#[test]
+fn the_steps_charts_are_committed_exactly_when_the_run_has_the_steps() {
+    let Some(results) = Results::load(&root()).unwrap() else {
+        return;
+    };
+    let committed = committed_charts();
+    for chart in &STEPS_CHARTS {
+        let has_steps = chart.missing(&results).is_empty();
+        for lang in Lang::ALL {
+            let path = format!("{CHART_DIR}/{}/{}.svg", lang.dir(), chart.name);
+            assert_eq!(
+                committed.contains_key(&path),
+                has_steps,
+                "{path}: the run has {} of {:?}",
+                if has_steps { "all" } else { "not all" },
+                chart.steps
+            );
+        }
+    }
+}
+
 #[test]
 fn every_chart_has_its_words_and_every_word_a_chart() {
     let labels = Labels::load(&root()).unwrap();
-    let names: Vec<&str> = CHARTS.iter().map(|c| c.name).collect();
+    let names: Vec<&str> = CHARTS
+        .iter()
+        .map(|c| c.name)
+        .chain(STEPS_CHARTS.iter().map(|c| c.name))
+        .collect();
     let labelled: Vec<&str> = labels.chart.keys().map(String::as_str).collect();
     let mut sorted = names.clone();
     sorted.sort();
-    assert_eq!(labelled, sorted, "[chart.*] of the labels against CHARTS");
+    assert_eq!(
+        labelled, sorted,
+        "[chart.*] of the labels against CHARTS and STEPS_CHARTS"
+    );
     // Every unit a chart can show, in either edition.
     for symbol in ["ns", "µs", "ms", "s", "MiB", "MiB/s"] {
         for lang in Lang::ALL {
