@@ -378,6 +378,7 @@ mod tests {
     use super::*;
     use crate::lean_runtime::Runtime;
     use crate::syscall_counts::Counts;
+    use crate::test_executors::with_patience;
     use crate::test_wakers::TestWaker;
     use std::future::Future;
     use std::os::unix::net::UnixStream;
@@ -390,108 +391,117 @@ mod tests {
 
     #[test]
     fn a_hundred_messages_make_one_wait_each_and_no_eventfd_write() {
-        let rt = runtime();
-        let (ours, mut theirs) = UnixStream::pair().unwrap();
-        let ours = Async::new(rt.handle().reactor(), ours).unwrap();
-        let peer = thread::spawn(move || {
-            for i in 0..100u8 {
-                theirs.write_all(&[i]).unwrap();
-                let mut answer = [0];
-                theirs.read_exact(&mut answer).unwrap();
-                assert_eq!(answer, [i]);
-            }
+        with_patience(|| {
+            let rt = runtime();
+            let (ours, mut theirs) = UnixStream::pair().unwrap();
+            let ours = Async::new(rt.handle().reactor(), ours).unwrap();
+            let peer = thread::spawn(move || {
+                for i in 0..100u8 {
+                    theirs.write_all(&[i]).unwrap();
+                    let mut answer = [0];
+                    theirs.read_exact(&mut answer).unwrap();
+                    assert_eq!(answer, [i]);
+                }
+            });
+            let before = Counts::now();
+            rt.block_on(async {
+                let mut buf = [0; 1];
+                for i in 0..100u8 {
+                    assert_eq!(ours.read(&mut buf).await.unwrap(), 1);
+                    assert_eq!(buf, [i]);
+                    ours.write_all(&buf).await.unwrap();
+                }
+            })
+            .unwrap();
+            let counts = Counts::since(before);
+            peer.join().unwrap();
+            assert_eq!(counts.eventfd_writes, 0, "{counts:?}");
+            assert!(counts.epoll_waits <= 100 + 2, "{counts:?}");
         });
-        let before = Counts::now();
-        rt.block_on(async {
-            let mut buf = [0; 1];
-            for i in 0..100u8 {
-                assert_eq!(ours.read(&mut buf).await.unwrap(), 1);
-                assert_eq!(buf, [i]);
-                ours.write_all(&buf).await.unwrap();
-            }
-        })
-        .unwrap();
-        let counts = Counts::since(before);
-        peer.join().unwrap();
-        assert_eq!(counts.eventfd_writes, 0, "{counts:?}");
-        assert!(counts.epoll_waits <= 100 + 2, "{counts:?}");
     }
 
     #[test]
     fn bytes_that_arrive_in_one_report_are_all_read_before_the_next_wait() {
-        // Edge-triggered: one report for 192 KiB. A reader that waited
-        // after its first 1 KiB would never hear of the rest.
-        let rt = runtime();
-        let (ours, mut theirs) = UnixStream::pair().unwrap();
-        let ours = Async::new(rt.handle().reactor(), ours).unwrap();
-        let sent: Vec<u8> = (0..192 * 1024).map(|i| (i % 251) as u8).collect();
-        let expected = sent.clone();
-        let writer = thread::spawn(move || {
-            theirs.write_all(&sent).unwrap();
-            // End of stream: the reader stops at 0.
-        });
-        let received = rt
-            .block_on(async {
-                let mut received = Vec::new();
-                let mut buf = [0; 1024];
-                loop {
-                    match ours.read(&mut buf).await.unwrap() {
-                        0 => break received,
-                        n => received.extend_from_slice(&buf[..n]),
+        with_patience(|| {
+            // Edge-triggered: one report for 192 KiB. A reader that waited
+            // after its first 1 KiB would never hear of the rest.
+            let rt = runtime();
+            let (ours, mut theirs) = UnixStream::pair().unwrap();
+            let ours = Async::new(rt.handle().reactor(), ours).unwrap();
+            let sent: Vec<u8> = (0..192 * 1024).map(|i| (i % 251) as u8).collect();
+            let expected = sent.clone();
+            let writer = thread::spawn(move || {
+                theirs.write_all(&sent).unwrap();
+                // End of stream: the reader stops at 0.
+            });
+            let received = rt
+                .block_on(async {
+                    let mut received = Vec::new();
+                    let mut buf = [0; 1024];
+                    loop {
+                        match ours.read(&mut buf).await.unwrap() {
+                            0 => break received,
+                            n => received.extend_from_slice(&buf[..n]),
+                        }
                     }
-                }
-            })
-            .unwrap();
-        writer.join().unwrap();
-        assert_eq!(received, expected);
+                })
+                .unwrap();
+            writer.join().unwrap();
+            assert_eq!(received, expected);
+        });
     }
 
     #[test]
     fn a_writer_waits_for_room_and_finishes_when_the_peer_reads() {
-        let rt = runtime();
-        let (ours, theirs) = UnixStream::pair().unwrap();
-        let ours = Async::new(rt.handle().reactor(), ours).unwrap();
-        // More than a socket buffer holds: the write must wait.
-        let sent: Vec<u8> = (0..4 * 1024 * 1024).map(|i| (i % 253) as u8).collect();
-        let expected = sent.clone();
-        let reader = thread::spawn(move || {
-            let mut theirs = theirs;
-            let mut received = Vec::new();
-            theirs.read_to_end(&mut received).unwrap();
-            received
+        with_patience(|| {
+            let rt = runtime();
+            let (ours, theirs) = UnixStream::pair().unwrap();
+            let ours = Async::new(rt.handle().reactor(), ours).unwrap();
+            // More than a socket buffer holds: the write must wait.
+            let sent: Vec<u8> = (0..4 * 1024 * 1024).map(|i| (i % 253) as u8).collect();
+            let expected = sent.clone();
+            let reader = thread::spawn(move || {
+                let mut theirs = theirs;
+                let mut received = Vec::new();
+                theirs.read_to_end(&mut received).unwrap();
+                received
+            });
+            rt.block_on(ours.write_all(&sent)).unwrap().unwrap();
+            drop(ours);
+            assert_eq!(reader.join().unwrap(), expected);
         });
-        rt.block_on(ours.write_all(&sent)).unwrap().unwrap();
-        drop(ours);
-        assert_eq!(reader.join().unwrap(), expected);
     }
 
     #[test]
     fn accept_gives_a_non_blocking_close_on_exec_stream_and_the_peers_address() {
-        let rt = runtime();
-        let listener = Async::bind(rt.handle().reactor(), "127.0.0.1:0".parse().unwrap()).unwrap();
-        let addr = listener.get_ref().local_addr().unwrap();
-        let client = thread::spawn(move || {
-            let mut stream = TcpStream::connect(addr).unwrap();
-            stream.write_all(b"hello").unwrap();
-            stream.local_addr().unwrap()
+        with_patience(|| {
+            let rt = runtime();
+            let listener =
+                Async::bind(rt.handle().reactor(), "127.0.0.1:0".parse().unwrap()).unwrap();
+            let addr = listener.get_ref().local_addr().unwrap();
+            let client = thread::spawn(move || {
+                let mut stream = TcpStream::connect(addr).unwrap();
+                stream.write_all(b"hello").unwrap();
+                stream.local_addr().unwrap()
+            });
+            let (stream, peer, text) = rt
+                .block_on(async {
+                    let (stream, peer) = listener.accept().await.unwrap();
+                    let mut text = vec![0; 5];
+                    let mut len = 0;
+                    while len < 5 {
+                        len += stream.read(&mut text[len..]).await.unwrap();
+                    }
+                    (stream, peer, text)
+                })
+                .unwrap();
+            assert_eq!(peer, client.join().unwrap());
+            assert_eq!(text, b"hello");
+            let status = fcntl_getfl(stream.get_ref()).unwrap();
+            assert!(status.contains(OFlags::NONBLOCK));
+            let fd_flags = rustix::io::fcntl_getfd(stream.get_ref()).unwrap();
+            assert!(fd_flags.contains(rustix::io::FdFlags::CLOEXEC));
         });
-        let (stream, peer, text) = rt
-            .block_on(async {
-                let (stream, peer) = listener.accept().await.unwrap();
-                let mut text = vec![0; 5];
-                let mut len = 0;
-                while len < 5 {
-                    len += stream.read(&mut text[len..]).await.unwrap();
-                }
-                (stream, peer, text)
-            })
-            .unwrap();
-        assert_eq!(peer, client.join().unwrap());
-        assert_eq!(text, b"hello");
-        let status = fcntl_getfl(stream.get_ref()).unwrap();
-        assert!(status.contains(OFlags::NONBLOCK));
-        let fd_flags = rustix::io::fcntl_getfd(stream.get_ref()).unwrap();
-        assert!(fd_flags.contains(rustix::io::FdFlags::CLOEXEC));
     }
 
     #[test]
@@ -552,29 +562,31 @@ mod tests {
 
     #[test]
     fn a_dropped_async_leaves_the_slab_and_the_interest_list_whether_made_or_accepted() {
-        let rt = runtime();
-        let reactor = rt.handle().reactor();
-        assert_eq!(registered(reactor), (0, 1), "the eventfd only");
-        let (ours, _theirs) = UnixStream::pair().unwrap();
-        let made = Async::new(reactor, ours).unwrap();
-        assert_eq!(registered(reactor), (1, 2));
-        drop(made);
-        assert_eq!(registered(reactor), (0, 1));
-        let listener = Async::bind(reactor, "127.0.0.1:0".parse().unwrap()).unwrap();
-        let addr = listener.get_ref().local_addr().unwrap();
-        let client = TcpStream::connect(addr).unwrap();
-        let (accepted, _) = rt.block_on(listener.accept()).unwrap().unwrap();
-        assert_eq!(registered(reactor), (2, 3));
-        drop(accepted);
-        assert_eq!(registered(reactor), (1, 2), "the listener only");
-        drop((listener, client));
-        assert_eq!(registered(reactor), (0, 1));
-        // A hundred more, one after the other: the same number each time.
-        for _ in 0..100 {
+        with_patience(|| {
+            let rt = runtime();
+            let reactor = rt.handle().reactor();
+            assert_eq!(registered(reactor), (0, 1), "the eventfd only");
             let (ours, _theirs) = UnixStream::pair().unwrap();
-            assert_eq!(Async::new(reactor, ours).unwrap().key, 0);
-        }
-        assert_eq!(registered(reactor), (0, 1));
+            let made = Async::new(reactor, ours).unwrap();
+            assert_eq!(registered(reactor), (1, 2));
+            drop(made);
+            assert_eq!(registered(reactor), (0, 1));
+            let listener = Async::bind(reactor, "127.0.0.1:0".parse().unwrap()).unwrap();
+            let addr = listener.get_ref().local_addr().unwrap();
+            let client = TcpStream::connect(addr).unwrap();
+            let (accepted, _) = rt.block_on(listener.accept()).unwrap().unwrap();
+            assert_eq!(registered(reactor), (2, 3));
+            drop(accepted);
+            assert_eq!(registered(reactor), (1, 2), "the listener only");
+            drop((listener, client));
+            assert_eq!(registered(reactor), (0, 1));
+            // A hundred more, one after the other: the same number each time.
+            for _ in 0..100 {
+                let (ours, _theirs) = UnixStream::pair().unwrap();
+                assert_eq!(Async::new(reactor, ours).unwrap().key, 0);
+            }
+            assert_eq!(registered(reactor), (0, 1));
+        });
     }
 
     #[test]

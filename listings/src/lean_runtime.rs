@@ -593,7 +593,9 @@ mod tests {
     use super::*;
     use crate::alloc_counts::allocations;
     use crate::syscall_counts::Counts;
-    use crate::test_executors::{Library, PATIENCE, in_background, scrambled_delays};
+    use crate::test_executors::{
+        Library, PATIENCE, in_background, scrambled_delays, with_patience,
+    };
     use futures::FutureExt;
     use std::sync::mpsc;
     use std::thread;
@@ -604,151 +606,161 @@ mod tests {
 
     #[test]
     fn spawned_tasks_run_interleaved_and_their_handles_give_their_outputs() {
-        let rt = runtime();
-        let handle = rt.handle().clone();
-        let log = Rc::new(RefCell::new(Vec::new()));
-        let task = |name: &'static str, ms: u64| {
-            let (handle, log) = (handle.clone(), Rc::clone(&log));
-            async move {
-                log.borrow_mut().push(format!("{name} starts"));
-                handle.sleep(Duration::from_millis(ms)).await;
-                log.borrow_mut().push(format!("{name} ends"));
-                ms * 2
-            }
-        };
-        let (slow, fast) = (
-            handle.spawn(task("slow", 60)),
-            handle.spawn(task("fast", 20)),
-        );
-        let outputs = rt.block_on(async { (slow.await, fast.await) }).unwrap();
-        assert_eq!(outputs, (120, 40));
-        assert_eq!(
-            *log.borrow(),
-            ["slow starts", "fast starts", "fast ends", "slow ends"]
-        );
+        with_patience(|| {
+            let rt = runtime();
+            let handle = rt.handle().clone();
+            let log = Rc::new(RefCell::new(Vec::new()));
+            let task = |name: &'static str, ms: u64| {
+                let (handle, log) = (handle.clone(), Rc::clone(&log));
+                async move {
+                    log.borrow_mut().push(format!("{name} starts"));
+                    handle.sleep(Duration::from_millis(ms)).await;
+                    log.borrow_mut().push(format!("{name} ends"));
+                    ms * 2
+                }
+            };
+            let (slow, fast) = (
+                handle.spawn(task("slow", 60)),
+                handle.spawn(task("fast", 20)),
+            );
+            let outputs = rt.block_on(async { (slow.await, fast.await) }).unwrap();
+            assert_eq!(outputs, (120, 40));
+            assert_eq!(
+                *log.borrow(),
+                ["slow starts", "fast starts", "fast ends", "slow ends"]
+            );
+        });
     }
 
     #[test]
     fn a_thousand_wakes_before_a_poll_queue_the_task_once() {
-        let rt = runtime();
-        let handle = rt.handle().clone();
-        let polls = Rc::new(Cell::new(0));
-        let queued = Rc::new(Cell::new(0));
-        let (counted, seen, inner) = (
-            Rc::clone(&polls),
-            Rc::clone(&queued),
-            Rc::clone(&handle.inner),
-        );
-        let task = handle.spawn(std::future::poll_fn(move |cx| {
-            counted.set(counted.get() + 1);
-            if counted.get() == 2 {
-                return Poll::Ready(());
-            }
-            for _ in 0..1000 {
-                cx.waker().wake_by_ref();
-            }
-            seen.set(inner.local.borrow().len());
-            Poll::Pending
-        }));
-        rt.block_on(task).unwrap();
-        // One entry for the thousand wakes, and one poll for them.
-        assert_eq!(queued.get(), 1);
-        assert_eq!(polls.get(), 2);
+        with_patience(|| {
+            let rt = runtime();
+            let handle = rt.handle().clone();
+            let polls = Rc::new(Cell::new(0));
+            let queued = Rc::new(Cell::new(0));
+            let (counted, seen, inner) = (
+                Rc::clone(&polls),
+                Rc::clone(&queued),
+                Rc::clone(&handle.inner),
+            );
+            let task = handle.spawn(std::future::poll_fn(move |cx| {
+                counted.set(counted.get() + 1);
+                if counted.get() == 2 {
+                    return Poll::Ready(());
+                }
+                for _ in 0..1000 {
+                    cx.waker().wake_by_ref();
+                }
+                seen.set(inner.local.borrow().len());
+                Poll::Pending
+            }));
+            rt.block_on(task).unwrap();
+            // One entry for the thousand wakes, and one poll for them.
+            assert_eq!(queued.get(), 1);
+            assert_eq!(polls.get(), 2);
+        });
     }
 
     #[test]
     fn a_spawned_task_is_one_allocation_and_a_wake_none() {
-        let rt = runtime();
-        let handle = rt.handle().clone();
-        let spawn_all = |n: usize| {
-            let handle = handle.clone();
-            rt.block_on(async move {
-                let before = allocations();
-                let tasks: Vec<_> = (0..n).map(|i| handle.spawn(async move { i })).collect();
-                let spawned = allocations() - before;
-                let mut sum = 0;
-                for task in tasks {
-                    sum += task.await;
-                }
-                (spawned, sum)
-            })
-            .unwrap()
-        };
-        // The first time, the runtime's queue and list of tasks grow (and
-        // so does the vector of handles); after that, they have room.
-        spawn_all(1000);
-        let (spawned, sum) = spawn_all(1000);
-        assert_eq!(spawned, 1000 + 1, "one per task, and the vector of handles");
-        assert_eq!(sum, 999 * 1000 / 2);
-        // Two tasks handing a turn back and forth: no allocation at all.
-        let turn = Rc::new(Cell::new(0u32));
-        let wakers: Rc<RefCell<[Option<Waker>; 2]>> = Rc::default();
-        let player = |me: u32| {
-            let (turn, wakers) = (Rc::clone(&turn), Rc::clone(&wakers));
-            std::future::poll_fn(move |cx| {
-                while turn.get() < 1000 {
-                    if turn.get() % 2 != me {
-                        wakers.borrow_mut()[me as usize] = Some(cx.waker().clone());
-                        return Poll::Pending;
+        with_patience(|| {
+            let rt = runtime();
+            let handle = rt.handle().clone();
+            let spawn_all = |n: usize| {
+                let handle = handle.clone();
+                rt.block_on(async move {
+                    let before = allocations();
+                    let tasks: Vec<_> = (0..n).map(|i| handle.spawn(async move { i })).collect();
+                    let spawned = allocations() - before;
+                    let mut sum = 0;
+                    for task in tasks {
+                        sum += task.await;
                     }
-                    turn.set(turn.get() + 1);
-                    if let Some(other) = wakers.borrow_mut()[1 - me as usize].take() {
-                        other.wake();
+                    (spawned, sum)
+                })
+                .unwrap()
+            };
+            // The first time, the runtime's queue and list of tasks grow (and
+            // so does the vector of handles); after that, they have room.
+            spawn_all(1000);
+            let (spawned, sum) = spawn_all(1000);
+            assert_eq!(spawned, 1000 + 1, "one per task, and the vector of handles");
+            assert_eq!(sum, 999 * 1000 / 2);
+            // Two tasks handing a turn back and forth: no allocation at all.
+            let turn = Rc::new(Cell::new(0u32));
+            let wakers: Rc<RefCell<[Option<Waker>; 2]>> = Rc::default();
+            let player = |me: u32| {
+                let (turn, wakers) = (Rc::clone(&turn), Rc::clone(&wakers));
+                std::future::poll_fn(move |cx| {
+                    while turn.get() < 1000 {
+                        if turn.get() % 2 != me {
+                            wakers.borrow_mut()[me as usize] = Some(cx.waker().clone());
+                            return Poll::Pending;
+                        }
+                        turn.set(turn.get() + 1);
+                        if let Some(other) = wakers.borrow_mut()[1 - me as usize].take() {
+                            other.wake();
+                        }
                     }
-                }
-                Poll::Ready(())
-            })
-        };
-        let (a, b) = (handle.spawn(player(0)), handle.spawn(player(1)));
-        let before = allocations();
-        rt.block_on(async { (a.await, b.await) }).unwrap();
-        // `block_on`'s own waker, once.
-        assert_eq!(allocations() - before, 1);
-        assert_eq!(turn.get(), 1000);
+                    Poll::Ready(())
+                })
+            };
+            let (a, b) = (handle.spawn(player(0)), handle.spawn(player(1)));
+            let before = allocations();
+            rt.block_on(async { (a.await, b.await) }).unwrap();
+            // `block_on`'s own waker, once.
+            assert_eq!(allocations() - before, 1);
+            assert_eq!(turn.get(), 1000);
+        });
     }
 
     #[test]
     fn wakes_on_the_runtimes_thread_write_no_eventfd_and_take_no_lock() {
-        let rt = runtime();
-        let handle = rt.handle().clone();
-        let (tx, mut rx) = futures::channel::mpsc::channel::<u32>(1);
-        let consumer = handle.spawn(async move {
-            use futures::StreamExt;
-            let mut sum = 0;
-            while let Some(n) = rx.next().await {
-                sum += n;
-            }
-            sum
+        with_patience(|| {
+            let rt = runtime();
+            let handle = rt.handle().clone();
+            let (tx, mut rx) = futures::channel::mpsc::channel::<u32>(1);
+            let consumer = handle.spawn(async move {
+                use futures::StreamExt;
+                let mut sum = 0;
+                while let Some(n) = rx.next().await {
+                    sum += n;
+                }
+                sum
+            });
+            let producer = handle.spawn(async move {
+                use futures::SinkExt;
+                let mut tx = tx;
+                for n in 0..100 {
+                    tx.send(n).await.unwrap();
+                }
+            });
+            let before = Counts::now();
+            let sum = rt
+                .block_on(async {
+                    producer.await;
+                    consumer.await
+                })
+                .unwrap();
+            assert_eq!(sum, 99 * 100 / 2);
+            assert_eq!(Counts::since(before).eventfd_writes, 0);
+            let injections = &rt.handle.inner.shared.injections;
+            assert_eq!(injections.load(Ordering::Relaxed), 0, "no lock taken");
         });
-        let producer = handle.spawn(async move {
-            use futures::SinkExt;
-            let mut tx = tx;
-            for n in 0..100 {
-                tx.send(n).await.unwrap();
-            }
-        });
-        let before = Counts::now();
-        let sum = rt
-            .block_on(async {
-                producer.await;
-                consumer.await
-            })
-            .unwrap();
-        assert_eq!(sum, 99 * 100 / 2);
-        assert_eq!(Counts::since(before).eventfd_writes, 0);
-        let injections = &rt.handle.inner.shared.injections;
-        assert_eq!(injections.load(Ordering::Relaxed), 0, "no lock taken");
     }
 
     #[test]
     fn before_the_local_queue_step_every_wake_takes_the_inject_queue() {
-        let rt = Runtime::at_step(Step::Tasks).unwrap();
-        let handle = rt.handle().clone();
-        let woken = handle.spawn(crate::state_machine::yield_now());
-        rt.block_on(woken).unwrap();
-        // The task's one wake (it woke itself): locked queue and all.
-        let injections = &rt.handle.inner.shared.injections;
-        assert_eq!(injections.load(Ordering::Relaxed), 1);
+        with_patience(|| {
+            let rt = Runtime::at_step(Step::Tasks).unwrap();
+            let handle = rt.handle().clone();
+            let woken = handle.spawn(crate::state_machine::yield_now());
+            rt.block_on(woken).unwrap();
+            // The task's one wake (it woke itself): locked queue and all.
+            let injections = &rt.handle.inner.shared.injections;
+            assert_eq!(injections.load(Ordering::Relaxed), 1);
+        });
     }
 
     /// A task that keeps its waker in `slot` and waits for ever.
@@ -912,103 +924,107 @@ mod tests {
 
     #[test]
     fn futures_of_other_libraries_run_waking_from_their_threads_and_locks() {
-        let rt = runtime();
-        let handle = rt.handle().clone();
-        // async-lock's mutex, contended by tasks of this runtime.
-        let lock = Rc::new(async_lock::Mutex::new(0u32));
-        for _ in 0..10 {
-            let lock = Rc::clone(&lock);
-            handle.spawn(async move {
-                for _ in 0..100 {
-                    *lock.lock().await += 1;
-                    crate::state_machine::yield_now().await;
-                }
-            });
-        }
-        // async-channel, fed by four threads.
-        let (tx, rx) = async_channel::bounded::<u32>(8);
-        let producers: Vec<_> = (0..4)
-            .map(|p| {
-                let tx = tx.clone();
-                thread::spawn(move || {
-                    for i in 0..250 {
-                        tx.send_blocking(p * 1000 + i).unwrap();
+        with_patience(|| {
+            let rt = runtime();
+            let handle = rt.handle().clone();
+            // async-lock's mutex, contended by tasks of this runtime.
+            let lock = Rc::new(async_lock::Mutex::new(0u32));
+            for _ in 0..10 {
+                let lock = Rc::clone(&lock);
+                handle.spawn(async move {
+                    for _ in 0..100 {
+                        *lock.lock().await += 1;
+                        crate::state_machine::yield_now().await;
                     }
-                })
-            })
-            .collect();
-        drop(tx);
-        let sum = handle.spawn(async move {
-            let mut sum = 0u64;
-            while let Ok(n) = rx.recv().await {
-                sum += u64::from(n);
+                });
             }
-            sum
+            // async-channel, fed by four threads.
+            let (tx, rx) = async_channel::bounded::<u32>(8);
+            let producers: Vec<_> = (0..4)
+                .map(|p| {
+                    let tx = tx.clone();
+                    thread::spawn(move || {
+                        for i in 0..250 {
+                            tx.send_blocking(p * 1000 + i).unwrap();
+                        }
+                    })
+                })
+                .collect();
+            drop(tx);
+            let sum = handle.spawn(async move {
+                let mut sum = 0u64;
+                while let Ok(n) = rx.recv().await {
+                    sum += u64::from(n);
+                }
+                sum
+            });
+            // A library that wakes while holding its own lock.
+            let library = Arc::new(Library::default());
+            let (polled, first_poll) = mpsc::channel();
+            let waiting = handle.spawn(library.waiting_task(polled));
+            let waker_thread = {
+                let library = Arc::clone(&library);
+                thread::spawn(move || {
+                    first_poll.recv().unwrap();
+                    let held = library.waiting.lock().unwrap();
+                    held.as_ref().unwrap().wake_by_ref();
+                })
+            };
+            let (sum, ()) = rt.block_on(async { (sum.await, waiting.await) }).unwrap();
+            let expected: u64 = (0..4u64)
+                .flat_map(|p| (0..250).map(move |i| p * 1000 + i))
+                .sum();
+            assert_eq!(sum, expected);
+            for p in producers {
+                p.join().unwrap();
+            }
+            waker_thread.join().unwrap();
+            let total = rt.block_on(async { *lock.lock().await }).unwrap();
+            assert_eq!(total, 1000);
         });
-        // A library that wakes while holding its own lock.
-        let library = Arc::new(Library::default());
-        let (polled, first_poll) = mpsc::channel();
-        let waiting = handle.spawn(library.waiting_task(polled));
-        let waker_thread = {
-            let library = Arc::clone(&library);
-            thread::spawn(move || {
-                first_poll.recv().unwrap();
-                let held = library.waiting.lock().unwrap();
-                held.as_ref().unwrap().wake_by_ref();
-            })
-        };
-        let (sum, ()) = rt.block_on(async { (sum.await, waiting.await) }).unwrap();
-        let expected: u64 = (0..4u64)
-            .flat_map(|p| (0..250).map(move |i| p * 1000 + i))
-            .sum();
-        assert_eq!(sum, expected);
-        for p in producers {
-            p.join().unwrap();
-        }
-        waker_thread.join().unwrap();
-        let total = rt.block_on(async { *lock.lock().await }).unwrap();
-        assert_eq!(total, 1000);
     }
 
     #[test]
     fn ten_thousand_timers_fire_in_deadline_order_and_none_early() {
-        let rt = runtime();
-        let handle = rt.handle().clone();
-        let base = Instant::now() + Duration::from_millis(300);
-        let fired = Rc::new(RefCell::new(Vec::with_capacity(10_000)));
-        let tasks: Vec<_> = scrambled_delays()
-            .into_iter()
-            .map(|delay| {
-                let (handle, fired) = (handle.clone(), Rc::clone(&fired));
-                let deadline = base + delay;
-                handle.clone().spawn(async move {
-                    let mut sleep = pin!(handle.sleep_until(deadline));
-                    // As in chapter 9's test: only timers that waited in
-                    // the timers (a poll returned `Pending`) must keep
-                    // deadline order.
-                    let mut waited = false;
-                    std::future::poll_fn(|cx| {
-                        let poll = sleep.as_mut().poll(cx);
-                        waited |= poll.is_pending();
-                        poll
+        with_patience(|| {
+            let rt = runtime();
+            let handle = rt.handle().clone();
+            let base = Instant::now() + Duration::from_millis(300);
+            let fired = Rc::new(RefCell::new(Vec::with_capacity(10_000)));
+            let tasks: Vec<_> = scrambled_delays()
+                .into_iter()
+                .map(|delay| {
+                    let (handle, fired) = (handle.clone(), Rc::clone(&fired));
+                    let deadline = base + delay;
+                    handle.clone().spawn(async move {
+                        let mut sleep = pin!(handle.sleep_until(deadline));
+                        // As in chapter 9's test: only timers that waited in
+                        // the timers (a poll returned `Pending`) must keep
+                        // deadline order.
+                        let mut waited = false;
+                        std::future::poll_fn(|cx| {
+                            let poll = sleep.as_mut().poll(cx);
+                            waited |= poll.is_pending();
+                            poll
+                        })
+                        .await;
+                        fired.borrow_mut().push((deadline, Instant::now(), waited));
                     })
-                    .await;
-                    fired.borrow_mut().push((deadline, Instant::now(), waited));
                 })
+                .collect();
+            rt.block_on(async {
+                for task in tasks {
+                    task.await;
+                }
             })
-            .collect();
-        rt.block_on(async {
-            for task in tasks {
-                task.await;
-            }
-        })
-        .unwrap();
-        let fired = fired.borrow();
-        assert_eq!(fired.len(), 10_000);
-        assert!(fired.iter().all(|&(deadline, at, _)| at >= deadline));
-        let waited: Vec<_> = fired.iter().filter(|f| f.2).map(|f| f.0).collect();
-        assert!(waited.is_sorted(), "fired out of deadline order");
-        assert_eq!(format!("{handle:?}"), "Handle { tasks: 0, timers: 0, .. }");
+            .unwrap();
+            let fired = fired.borrow();
+            assert_eq!(fired.len(), 10_000);
+            assert!(fired.iter().all(|&(deadline, at, _)| at >= deadline));
+            let waited: Vec<_> = fired.iter().filter(|f| f.2).map(|f| f.0).collect();
+            assert!(waited.is_sorted(), "fired out of deadline order");
+            assert_eq!(format!("{handle:?}"), "Handle { tasks: 0, timers: 0, .. }");
+        });
     }
 
     #[test]
@@ -1063,42 +1079,46 @@ mod tests {
 
     #[test]
     fn a_panicking_task_panics_its_awaiter_and_the_runtime_runs_on() {
-        let rt = runtime();
-        let handle = rt.handle().clone();
-        let failing = handle.spawn(async { panic!("task failed") });
-        let fine = handle.spawn(async { 7 });
-        let awaited = rt.block_on(async {
-            let result = std::panic::AssertUnwindSafe(failing).catch_unwind().await;
-            let message = *result.unwrap_err().downcast::<&str>().unwrap();
-            (message, fine.await)
+        with_patience(|| {
+            let rt = runtime();
+            let handle = rt.handle().clone();
+            let failing = handle.spawn(async { panic!("task failed") });
+            let fine = handle.spawn(async { 7 });
+            let awaited = rt.block_on(async {
+                let result = std::panic::AssertUnwindSafe(failing).catch_unwind().await;
+                let message = *result.unwrap_err().downcast::<&str>().unwrap();
+                (message, fine.await)
+            });
+            assert_eq!(awaited.unwrap(), ("task failed", 7));
         });
-        assert_eq!(awaited.unwrap(), ("task failed", 7));
     }
 
     #[test]
     fn a_task_that_always_wakes_itself_does_not_starve_timers_or_io() {
-        let rt = runtime();
-        let handle = rt.handle().clone();
-        let stop = Rc::new(Cell::new(false));
-        let stopped = Rc::clone(&stop);
-        let spinner = handle.spawn(std::future::poll_fn(move |cx| {
-            if stopped.get() {
-                return Poll::Ready(());
-            }
-            cx.waker().wake_by_ref();
-            Poll::Pending
-        }));
-        let (tx, rx) = futures::channel::oneshot::channel();
-        let sender = thread::spawn(move || tx.send(5).unwrap());
-        let sleeper = handle.clone();
-        rt.block_on(async move {
-            sleeper.sleep(Duration::from_millis(20)).await;
-            assert_eq!(rx.await, Ok(5));
-            stop.set(true);
-            spinner.await;
-        })
-        .unwrap();
-        sender.join().unwrap();
+        with_patience(|| {
+            let rt = runtime();
+            let handle = rt.handle().clone();
+            let stop = Rc::new(Cell::new(false));
+            let stopped = Rc::clone(&stop);
+            let spinner = handle.spawn(std::future::poll_fn(move |cx| {
+                if stopped.get() {
+                    return Poll::Ready(());
+                }
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }));
+            let (tx, rx) = futures::channel::oneshot::channel();
+            let sender = thread::spawn(move || tx.send(5).unwrap());
+            let sleeper = handle.clone();
+            rt.block_on(async move {
+                sleeper.sleep(Duration::from_millis(20)).await;
+                assert_eq!(rx.await, Ok(5));
+                stop.set(true);
+                spinner.await;
+            })
+            .unwrap();
+            sender.join().unwrap();
+        });
     }
 
     #[test]
@@ -1190,14 +1210,16 @@ mod tests {
 
     #[test]
     fn sleeps_below_a_millisecond_never_end_early() {
-        let rt = runtime();
-        let handle = rt.handle().clone();
-        for micros in [0, 1, 300, 999, 1000, 1001, 2500] {
-            let wanted = Duration::from_micros(micros);
-            let start = Instant::now();
-            rt.block_on(handle.sleep(wanted)).unwrap();
-            assert!(start.elapsed() >= wanted);
-        }
+        with_patience(|| {
+            let rt = runtime();
+            let handle = rt.handle().clone();
+            for micros in [0, 1, 300, 999, 1000, 1001, 2500] {
+                let wanted = Duration::from_micros(micros);
+                let start = Instant::now();
+                rt.block_on(handle.sleep(wanted)).unwrap();
+                assert!(start.elapsed() >= wanted);
+            }
+        });
     }
 }
 

@@ -27,6 +27,17 @@ pub fn in_background(run: impl FnOnce() + Send + 'static) -> mpsc::Receiver<thre
     returned
 }
 
+/// Runs a test's scene on a thread of its own, and fails the test if the
+/// scene is still running after [`PATIENCE`] (a hang, say a wake that was
+/// lost) instead of hanging with it; a panic of the scene is the test's.
+pub fn with_patience(scene: impl FnOnce() + Send + 'static) {
+    match in_background(scene).recv_timeout(PATIENCE) {
+        Ok(Ok(())) => {}
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        Err(_) => panic!("still running after {PATIENCE:?}: it hangs"),
+    }
+}
+
 /// A stand-in for a library that calls `wake` while holding its own lock,
 /// as event-listener (under async-channel and async-lock) does.
 #[derive(Debug, Default)]
