@@ -460,6 +460,9 @@ unsafe fn release_ref(ptr: NonNull<Header>) {
     if header.refs.fetch_sub(1, Release) != 1 {
         return;
     }
+    // `Acquire`, here where the count reached zero: pairs with the other
+    // threads' `Release` decrements, so their touches of the task happen
+    // before the free (as `Arc`'s drop does it).
     fence(Acquire);
     // SAFETY: that was the last reference.
     unsafe { (header.vtable.dealloc)(ptr) };
