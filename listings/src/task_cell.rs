@@ -1038,6 +1038,40 @@ mod tests {
     }
 
     #[test]
+    fn an_awaiters_wake_that_panics_when_closed_still_drops_the_future_and_frees_the_task() {
+        /// A waker of another executor whose wake panics.
+        struct PanicsWhenWoken;
+
+        impl std::task::Wake for PanicsWhenWoken {
+            fn wake(self: Arc<Self>) {
+                panic!("woken");
+            }
+        }
+
+        let queue = Arc::new(Queue::default());
+        let spied = Rc::new(Cell::new(None));
+        let spy = DropSpy(Rc::clone(&spied));
+        // Held by the future until it is dropped; never ready.
+        let future = poll_fn(move |_| {
+            let _ = &spy;
+            Poll::<()>::Pending
+        });
+        let (runnable, registered, mut handle) = spawn(future, Arc::clone(&queue), 0);
+        // SAFETY: spawned on this thread.
+        assert!(!unsafe { runnable.run() });
+        let awaiter = Waker::from(Arc::new(PanicsWhenWoken));
+        let polled = Pin::new(&mut handle).poll(&mut Context::from_waker(&awaiter));
+        assert_eq!(polled, Poll::Pending);
+        drop(awaiter);
+        let closed = panic::catch_unwind(AssertUnwindSafe(|| drop(registered)));
+        assert_eq!(message(closed), "woken");
+        assert_eq!(spied.get(), Some(thread::current().id()), "future dropped");
+        assert_eq!(refs(&handle), 1, "the registration's reference went");
+        drop(handle);
+        assert_eq!(Arc::strong_count(&queue), 1, "the task was freed");
+    }
+
+    #[test]
     fn an_outputs_drop_that_panics_still_lets_the_task_and_its_future_be_freed() {
         // Dropped by the handle that did not take it.
         let queue = Arc::new(Queue::default());
