@@ -452,7 +452,12 @@ impl Runtime {
             let next_deadline = inner.fire_timers();
             // 4. I/O: a look now and then while busy; otherwise sleep
             //    until I/O, a wake, or the next deadline.
-            let busy = !inner.local.borrow().is_empty() || main.woken.load(Ordering::Relaxed);
+            // Work already waiting counts, wherever it waits: a wake
+            // injected during the round (every wake, before the local
+            // queue's step) is as busy as a local one.
+            let busy = !inner.local.borrow().is_empty()
+                || main.woken.load(Ordering::Relaxed)
+                || inner.shared.injected.load(Ordering::Relaxed);
             let timeout = if busy {
                 rounds_busy += 1;
                 if rounds_busy < IO_INTERVAL {
@@ -761,6 +766,45 @@ mod tests {
             let injections = &rt.handle.inner.shared.injections;
             assert_eq!(injections.load(Ordering::Relaxed), 1);
         });
+    }
+
+    #[test]
+    fn injected_wakes_keep_the_loop_busy_and_away_from_the_reactor() {
+        // Before the local queue's step every wake is injected; two tasks
+        // waking each other 1,000 times must not make the loop ask the
+        // reactor each round (it did: an `epoll_wait` per hand-off).
+        let rt = Runtime::at_step(Step::Tasks).unwrap();
+        let handle = rt.handle().clone();
+        let before = Counts::now();
+        let hand_offs = rt
+            .block_on(async move {
+                let turn = Rc::new(Cell::new(0u32));
+                let player = |me: u32| {
+                    let turn = Rc::clone(&turn);
+                    handle.spawn(async move {
+                        let mut played = 0;
+                        while played < 500 {
+                            if turn.get() % 2 == me {
+                                turn.set(turn.get() + 1);
+                                played += 1;
+                            }
+                            crate::state_machine::yield_now().await;
+                        }
+                        played
+                    })
+                };
+                let (a, b) = (player(0), player(1));
+                a.await + b.await
+            })
+            .unwrap();
+        assert_eq!(hand_offs, 1000);
+        let waits = Counts::since(before).epoll_waits;
+        // One look every IO_INTERVAL busy rounds; a round is one yield of
+        // each player, and each hands off once per two rounds at most.
+        assert!(
+            waits <= 2000 / u64::from(IO_INTERVAL) + 4,
+            "{waits} epoll_waits for 1,000 hand-offs"
+        );
     }
 
     /// A task that keeps its waker in `slot` and waits for ever.
