@@ -24,14 +24,18 @@ use std::cell::{Cell, RefCell};
 use std::future::poll_fn;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::os::fd::{AsFd, BorrowedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
 use rustix::net::SocketFlags;
+use rustix::time::{
+    Itimerspec, Timespec, TimerfdClockId, TimerfdFlags, TimerfdTimerFlags, timerfd_create,
+    timerfd_settime,
+};
 
 use super::epoll::{Event, Interest, Mode, Poller};
 use super::notifier::Notifier;
@@ -39,11 +43,21 @@ use super::slab::Slab;
 
 // ANCHOR: reactor
 /// A reactor for the runtime's thread: epoll, the eventfd that other
-/// threads wake it with, and the registered descriptors. Not `Send`.
+/// threads wake it with, a timer, and the registered descriptors. Not
+/// `Send`.
 #[derive(Debug)]
 pub struct Reactor {
     poller: Poller,
     notifier: Arc<Notifier>,
+    /// A timer the kernel keeps to the nanosecond, registered like any
+    /// descriptor. epoll's own timeout counts whole milliseconds (rustix
+    /// rounds it up), so a sleep until the next deadline alone would end
+    /// up to a millisecond late; the timer reports at the deadline.
+    timer: OwnedFd,
+    /// When the timer goes off, if it is set: a sleep until a later
+    /// deadline need not set it again (it goes off early, the loop finds
+    /// no timer due and sleeps again).
+    timer_set_for: Cell<Option<Instant>>,
     sources: RefCell<Slab<Rc<Source>>>,
     /// Reused by every wait: the reports, then the wakers to call.
     events: RefCell<Vec<Event>>,
@@ -65,8 +79,10 @@ struct Source {
     watched_for_room: Cell<bool>,
 }
 
-/// The eventfd's token; a descriptor's token is its number in the slab.
+/// The eventfd's token and the timer's; a descriptor's token is its
+/// number in the slab.
 const NOTIFY: u64 = u64::MAX;
+const TIMER: u64 = u64::MAX - 1;
 
 impl std::fmt::Debug for Source {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -80,14 +96,21 @@ impl std::fmt::Debug for Source {
 
 // ANCHOR: register
 impl Reactor {
-    /// A reactor with its own epoll instance and eventfd.
+    /// A reactor with its own epoll instance, eventfd and timer.
     pub fn new() -> io::Result<Self> {
         let poller = Poller::new()?;
         let notifier = Arc::new(Notifier::new()?);
         poller.add(&*notifier, NOTIFY, Interest::READABLE, Mode::Level)?;
+        let timer = timerfd_create(
+            TimerfdClockId::Monotonic,
+            TimerfdFlags::NONBLOCK | TimerfdFlags::CLOEXEC,
+        )?;
+        poller.add(&timer, TIMER, Interest::READABLE, Mode::Level)?;
         Ok(Reactor {
             poller,
             notifier,
+            timer,
+            timer_set_for: Cell::new(None),
             sources: RefCell::default(),
             events: RefCell::default(),
             to_wake: RefCell::default(),
@@ -161,14 +184,32 @@ impl Reactor {
         } else {
             Some(Duration::ZERO)
         };
+        if let Some(after) = timeout.filter(|after| !after.is_zero()) {
+            // epoll's timeout stays, rounded up: a backstop the timer
+            // always beats.
+            if let Err(e) = self.set_timer(after) {
+                self.notifier.woke(false);
+                return Err(e);
+            }
+        }
         let mut events = self.events.borrow_mut();
         let waited = self.poller.wait(&mut events, timeout);
         let reported = events.iter().any(|event| event.token == NOTIFY);
         self.notifier.woke(reported);
         waited?;
+        if events.iter().any(|event| event.token == TIMER) {
+            // Gone off: read, so that it stops reporting (a read that
+            // would block means there was nothing left to read).
+            match rustix::io::read(&self.timer, &mut [0; 8]) {
+                Ok(_) | Err(rustix::io::Errno::AGAIN) => {}
+                Err(e) => return Err(e.into()),
+            }
+            self.timer_set_for.set(None);
+        }
         let mut to_wake = self.to_wake.borrow_mut();
         let sources = self.sources.borrow();
-        for event in events.iter().filter(|event| event.token != NOTIFY) {
+        let ours = |event: &&Event| event.token != NOTIFY && event.token != TIMER;
+        for event in events.iter().filter(ours) {
             let Some(source) = sources.get(event.token as usize) else {
                 continue;
             };
@@ -189,8 +230,39 @@ impl Reactor {
         }
         Ok(())
     }
+
+    /// Makes the timer go off `after` from now, unless it goes off by
+    /// then already.
+    fn set_timer(&self, after: Duration) -> io::Result<()> {
+        let at = Instant::now() + after;
+        if self.timer_set_for.get().is_some_and(|set| set <= at) {
+            return Ok(());
+        }
+        let value = Timespec {
+            tv_sec: after.as_secs() as i64,
+            tv_nsec: i64::from(after.subsec_nanos()),
+        };
+        let once = Itimerspec {
+            it_interval: Timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            },
+            it_value: value,
+        };
+        timerfd_settime(&self.timer, TimerfdTimerFlags::empty(), &once)?;
+        #[cfg(test)]
+        TIMER_SETS.set(TIMER_SETS.get() + 1);
+        self.timer_set_for.set(Some(at));
+        Ok(())
+    }
 }
 // ANCHOR_END: wait
+
+#[cfg(test)]
+thread_local! {
+    /// Test-only: how often this thread set a reactor's timer.
+    static TIMER_SETS: Cell<u64> = const { Cell::new(0) };
+}
 
 // ANCHOR: async
 /// A non-blocking descriptor registered with a [`Reactor`]: its reads and
@@ -527,6 +599,41 @@ mod tests {
     }
 
     #[test]
+    fn a_sleep_is_ended_by_the_timer_not_by_epolls_rounded_timeout() {
+        // 1.5 ms: epoll alone would wait 2 ms (rustix rounds up). The timer
+        // goes off at 1.5 ms, and its report is what ends the wait: it is
+        // read, and the reactor forgets it was set. Never early.
+        let reactor = Reactor::new().unwrap();
+        let after = Duration::from_micros(1500);
+        let (start, sets) = (Instant::now(), TIMER_SETS.get());
+        reactor.wait_unless(Some(after), || false).unwrap();
+        assert!(start.elapsed() >= after, "woke after {:?}", start.elapsed());
+        assert_eq!(TIMER_SETS.get() - sets, 1, "the timer was set");
+        assert_eq!(reactor.timer_set_for.get(), None, "the timer's report was handled");
+        // Read: it reports nothing more.
+        reactor.wait_unless(Some(Duration::ZERO), || false).unwrap();
+        assert!(reactor.events.borrow().is_empty());
+    }
+
+    #[test]
+    fn the_timer_is_set_only_for_a_deadline_earlier_than_it_goes_off() {
+        let reactor = Reactor::new().unwrap();
+        let sets = || TIMER_SETS.get();
+        let before = sets();
+        reactor.set_timer(Duration::from_secs(10)).unwrap();
+        // Later: it goes off first anyway, and the loop sleeps again then.
+        reactor.set_timer(Duration::from_secs(20)).unwrap();
+        assert_eq!(sets() - before, 1);
+        // Earlier: set again.
+        reactor.set_timer(Duration::from_secs(5)).unwrap();
+        assert_eq!(sets() - before, 2);
+        let left = rustix::time::timerfd_gettime(&reactor.timer).unwrap().it_value;
+        let left = Duration::new(left.tv_sec as u64, left.tv_nsec as u32);
+        assert!(left <= Duration::from_secs(5), "{left:?} left");
+        assert!(left > Duration::from_secs(4), "{left:?} left (a second to spare)");
+    }
+
+    #[test]
     fn an_interrupted_call_is_tried_again_not_returned() {
         // A non-blocking read or write never sleeps, so no signal can
         // interrupt a real one at a moment a test chooses; the operation
@@ -554,7 +661,7 @@ mod tests {
     }
 
     /// What `reactor` holds registered: its slab's entries, and its epoll
-    /// instance's interest list (the eventfd included).
+    /// instance's interest list (the eventfd and the timer included).
     fn registered(reactor: &Reactor) -> (usize, usize) {
         let sources = reactor.sources.borrow().len();
         (sources, reactor.poller.interest_count())
@@ -565,27 +672,27 @@ mod tests {
         with_patience(|| {
             let rt = runtime();
             let reactor = rt.handle().reactor();
-            assert_eq!(registered(reactor), (0, 1), "the eventfd only");
+            assert_eq!(registered(reactor), (0, 2), "the eventfd and the timer only");
             let (ours, _theirs) = UnixStream::pair().unwrap();
             let made = Async::new(reactor, ours).unwrap();
-            assert_eq!(registered(reactor), (1, 2));
+            assert_eq!(registered(reactor), (1, 3));
             drop(made);
-            assert_eq!(registered(reactor), (0, 1));
+            assert_eq!(registered(reactor), (0, 2));
             let listener = Async::bind(reactor, "127.0.0.1:0".parse().unwrap()).unwrap();
             let addr = listener.get_ref().local_addr().unwrap();
             let client = TcpStream::connect(addr).unwrap();
             let (accepted, _) = rt.block_on(listener.accept()).unwrap().unwrap();
-            assert_eq!(registered(reactor), (2, 3));
+            assert_eq!(registered(reactor), (2, 4));
             drop(accepted);
-            assert_eq!(registered(reactor), (1, 2), "the listener only");
+            assert_eq!(registered(reactor), (1, 3), "the listener only");
             drop((listener, client));
-            assert_eq!(registered(reactor), (0, 1));
+            assert_eq!(registered(reactor), (0, 2));
             // A hundred more, one after the other: the same number each time.
             for _ in 0..100 {
                 let (ours, _theirs) = UnixStream::pair().unwrap();
                 assert_eq!(Async::new(reactor, ours).unwrap().key, 0);
             }
-            assert_eq!(registered(reactor), (0, 1));
+            assert_eq!(registered(reactor), (0, 2));
         });
     }
 
@@ -602,7 +709,7 @@ mod tests {
         assert_eq!(reactor.sources.borrow().len(), 0);
         // The copy keeps the open file alive, so epoll would still watch
         // it had the drop not deleted it from the interest list.
-        assert_eq!(reactor.poller.interest_count(), 1, "the eventfd only");
+        assert_eq!(reactor.poller.interest_count(), 2, "the eventfd and the timer only");
         assert!(!fcntl_getfl(&kept).unwrap().contains(OFlags::NONBLOCK));
         // Its number goes to the next one.
         let (second, _peer2) = UnixStream::pair().unwrap();
