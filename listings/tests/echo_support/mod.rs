@@ -43,6 +43,17 @@ pub enum Flavor {
     Ch11,
 }
 
+impl Flavor {
+    /// The entries the runtime itself keeps in its epoll interest list:
+    /// its eventfd, and for chapter 11's also its timer.
+    pub fn own_epoll_entries(self) -> usize {
+        match self {
+            Flavor::Ch09 => 1,
+            Flavor::Ch11 => 2,
+        }
+    }
+}
+
 /// Makes, for each `fn name(flavor: Flavor)` listed, a test per runtime:
 /// `ch09::name` and `ch11::name`.
 #[macro_export]
