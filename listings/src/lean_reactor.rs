@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
 use rustix::net::SocketFlags;
 use rustix::time::{
-    Itimerspec, Timespec, TimerfdClockId, TimerfdFlags, TimerfdTimerFlags, timerfd_create,
+    Itimerspec, TimerfdClockId, TimerfdFlags, TimerfdTimerFlags, Timespec, timerfd_create,
     timerfd_settime,
 };
 
@@ -609,7 +609,11 @@ mod tests {
         reactor.wait_unless(Some(after), || false).unwrap();
         assert!(start.elapsed() >= after, "woke after {:?}", start.elapsed());
         assert_eq!(TIMER_SETS.get() - sets, 1, "the timer was set");
-        assert_eq!(reactor.timer_set_for.get(), None, "the timer's report was handled");
+        assert_eq!(
+            reactor.timer_set_for.get(),
+            None,
+            "the timer's report was handled"
+        );
         // Read: it reports nothing more.
         reactor.wait_unless(Some(Duration::ZERO), || false).unwrap();
         assert!(reactor.events.borrow().is_empty());
@@ -627,10 +631,15 @@ mod tests {
         // Earlier: set again.
         reactor.set_timer(Duration::from_secs(5)).unwrap();
         assert_eq!(sets() - before, 2);
-        let left = rustix::time::timerfd_gettime(&reactor.timer).unwrap().it_value;
+        let left = rustix::time::timerfd_gettime(&reactor.timer)
+            .unwrap()
+            .it_value;
         let left = Duration::new(left.tv_sec as u64, left.tv_nsec as u32);
         assert!(left <= Duration::from_secs(5), "{left:?} left");
-        assert!(left > Duration::from_secs(4), "{left:?} left (a second to spare)");
+        assert!(
+            left > Duration::from_secs(4),
+            "{left:?} left (a second to spare)"
+        );
     }
 
     #[test]
@@ -672,7 +681,11 @@ mod tests {
         with_patience(|| {
             let rt = runtime();
             let reactor = rt.handle().reactor();
-            assert_eq!(registered(reactor), (0, 2), "the eventfd and the timer only");
+            assert_eq!(
+                registered(reactor),
+                (0, 2),
+                "the eventfd and the timer only"
+            );
             let (ours, _theirs) = UnixStream::pair().unwrap();
             let made = Async::new(reactor, ours).unwrap();
             assert_eq!(registered(reactor), (1, 3));
@@ -709,7 +722,11 @@ mod tests {
         assert_eq!(reactor.sources.borrow().len(), 0);
         // The copy keeps the open file alive, so epoll would still watch
         // it had the drop not deleted it from the interest list.
-        assert_eq!(reactor.poller.interest_count(), 2, "the eventfd and the timer only");
+        assert_eq!(
+            reactor.poller.interest_count(),
+            2,
+            "the eventfd and the timer only"
+        );
         assert!(!fcntl_getfl(&kept).unwrap().contains(OFlags::NONBLOCK));
         // Its number goes to the next one.
         let (second, _peer2) = UnixStream::pair().unwrap();
