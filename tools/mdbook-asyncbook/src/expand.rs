@@ -27,7 +27,7 @@
 //! visible, and then, as Rust text, the items left out here.
 
 use crate::directives::Part;
-use crate::frame::{Cfg, Token, lex, skip_item};
+use crate::frame::{Cfg, Token, leaves_out_at, lex, skip_item};
 use crate::{Error, Result};
 use std::ops::Range;
 
@@ -58,7 +58,7 @@ pub(crate) fn fates(text: &str) -> Result<Vec<Fate>> {
             i += 1;
             continue;
         };
-        if cfg.leaves_out() {
+        if leaves_out_at(&tokens, i) {
             let start = attributes_before(&tokens, i);
             let end = skip_item(&tokens, i);
             let bytes = lexed[start].1.start..lexed[end - 1].1.end;
@@ -446,6 +446,69 @@ mod tests {
             rustdoc(MODULE, Part::Lines(":0".into())),
             "# //! A module.\n# \n# use std::sync::Mutex;\n# use std::sync::Arc;\n# \n\
              # /// Makes one.\n# pub fn new() -> Arc<Mutex<u8>> {\n#     Arc::new(Mutex::new(0))\n# }"
+        );
+    }
+
+    #[test]
+    fn cfg_fields_leave_out_the_field_alone_and_test_fields_stay() {
+        // Loom-only fields go, in the struct and in its literal, up to
+        // their `,` (generics hold commas) or the struct's closing brace;
+        // test-only fields stay, since a shown struct or statement may
+        // need them in the reader's `cargo test`.
+        let text = "\
+struct Header {
+    refs: usize,
+    #[cfg(test)]
+    count: std::sync::atomic::AtomicUsize,
+    /// Loom's stand-in.
+    #[cfg(loom)]
+    map: std::collections::HashMap<u8, Vec<u8>>,
+    #[cfg(loom)]
+    f: fn(u8) -> u8
+}
+
+// ANCHOR: new
+fn new() -> Header {
+    Header {
+        refs: 1,
+        #[cfg(test)]
+        count: Default::default(),
+        #[cfg(loom)]
+        map: Default::default(),
+        #[cfg(loom)]
+        f: |x| x,
+    }
+}
+// ANCHOR_END: new
+
+// ANCHOR: count
+impl Header {
+    fn count(&self) {
+        #[cfg(test)]
+        self.count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+// ANCHOR_END: count
+";
+        assert_eq!(
+            rustdoc(text, Part::Anchor("count".into())),
+            "# struct Header {\n#     refs: usize,\n#     #[cfg(test)]\n\
+             #     count: std::sync::atomic::AtomicUsize,\n# }\n# \n\
+             # fn new() -> Header {\n#     Header {\n#         refs: 1,\n\
+             #         #[cfg(test)]\n#         count: Default::default(),\n#     }\n# }\n# \n\
+             impl Header {\n    fn count(&self) {\n        #[cfg(test)]\n        \
+             self.count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);\n    }\n}"
+        );
+        // What is shown stays as it is; the hidden statement under
+        // `cfg(test)` goes (it is a statement, not a field).
+        assert_eq!(
+            rustdoc(text, Part::Anchor("new".into())),
+            "# struct Header {\n#     refs: usize,\n#     #[cfg(test)]\n\
+             #     count: std::sync::atomic::AtomicUsize,\n# }\n# \n\
+             fn new() -> Header {\n    Header {\n        refs: 1,\n        #[cfg(test)]\n        \
+             count: Default::default(),\n        #[cfg(loom)]\n        map: Default::default(),\n        \
+             #[cfg(loom)]\n        f: |x| x,\n    }\n}\n# \n\
+             # impl Header {\n#     fn count(&self) {\n#     }\n# }"
         );
     }
 

@@ -646,7 +646,7 @@ fn needs_of_text(text: &str, own: Option<&[String]>, skip: Skip) -> Result<BTree
             Token::Punct('#')
                 if match skip {
                     Skip::Tests => is_cfg_test(&tokens[i..]),
-                    Skip::LeftOut => Cfg::at(&tokens[i..]).is_some_and(|c| c.leaves_out()),
+                    Skip::LeftOut => leaves_out_at(&tokens, i),
                 } =>
             {
                 i = skip_item(&tokens, i);
@@ -891,10 +891,41 @@ fn is_cfg_test(tokens: &[Token]) -> bool {
     }
 }
 
-/// The index after the item that the attribute at `i` applies to (its
-/// other attributes, then up to its `;` or the end of its first `{…}`).
-pub(crate) fn skip_item(tokens: &[Token], mut i: usize) -> usize {
-    // Attributes: `#[…]`, possibly several.
+/// Whether the code at `i` (after its attributes) is a field of a struct
+/// or of a struct literal: a name, after an optional `pub` or
+/// `pub(…)`, followed by `:` (or, in a literal's shorthand, `,` or `}`).
+/// An item starts with a keyword followed by a name, a statement never
+/// with `name:`.
+pub(crate) fn is_field(tokens: &[Token], mut i: usize) -> bool {
+    if tokens.get(i) == Some(&Token::Ident("pub".to_owned())) {
+        i += 1;
+        if tokens.get(i) == Some(&Token::Punct('(')) {
+            match tokens[i..].iter().position(|t| *t == Token::Punct(')')) {
+                Some(close) => i += close + 1,
+                None => return false,
+            }
+        }
+    }
+    matches!(tokens.get(i), Some(Token::Ident(_)))
+        && matches!(tokens.get(i + 1), Some(Token::Punct(':' | ',' | '}')))
+}
+
+/// Whether the `cfg` attribute at `i` leaves its code out of a reader's
+/// program. A test-only field (`#[cfg(test)] count: AtomicUsize,` and its
+/// `count: Default::default(),` in a struct literal) stays: a chapter may
+/// show the struct, or code that uses the field under `#[cfg(test)]`, and
+/// visible lines are kept as they are, so the reader's `cargo test` needs
+/// the field wherever the struct is built. It names no test helper, so it
+/// builds in a fresh project, and without `test` it is not compiled.
+pub(crate) fn leaves_out_at(tokens: &[Token], i: usize) -> bool {
+    let Some(cfg) = Cfg::at(&tokens[i..]) else {
+        return false;
+    };
+    cfg.leaves_out() && !(cfg.test && !cfg.loom && is_field(tokens, after_attributes(tokens, i)))
+}
+
+/// The index after the attributes that start at `i`.
+fn after_attributes(tokens: &[Token], mut i: usize) -> usize {
     while tokens.get(i) == Some(&Token::Punct('#')) && tokens.get(i + 1) == Some(&Token::Punct('['))
     {
         let mut depth = 0;
@@ -913,6 +944,40 @@ pub(crate) fn skip_item(tokens: &[Token], mut i: usize) -> usize {
             }
             i += 1;
         }
+    }
+    i
+}
+
+/// The index after the item that the attribute at `i` applies to (its
+/// other attributes, then up to its `;` or the end of its first `{…}`; for
+/// a field, up to its `,`).
+pub(crate) fn skip_item(tokens: &[Token], i: usize) -> usize {
+    // Attributes: `#[…]`, possibly several.
+    let mut i = after_attributes(tokens, i);
+    // A field of a struct, or of a struct literal, ends after its `,`
+    // outside all brackets and generics (`HashMap<K, V>`), or before the
+    // bracket that closes the struct when it is the last.
+    if is_field(tokens, i) {
+        let mut open = 0usize;
+        let mut angles = 0usize;
+        while i < tokens.len() {
+            match tokens[i] {
+                Token::Punct(',') if open == 0 && angles == 0 => return i + 1,
+                Token::Punct('(' | '[' | '{') => open += 1,
+                Token::Punct(')' | ']' | '}') if open == 0 => return i,
+                Token::Punct(')' | ']' | '}') => open -= 1,
+                Token::Punct('<') if open == 0 => angles += 1,
+                // Not the `>` of `->` or `=>`.
+                Token::Punct('>')
+                    if open == 0 && !matches!(tokens[i - 1], Token::Punct('-' | '=')) =>
+                {
+                    angles = angles.saturating_sub(1);
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        return i;
     }
     // The item ends at a `;` outside all brackets (`[u8; 2]` holds one),
     // or where the first `{…}` outside all brackets closes, unless it is

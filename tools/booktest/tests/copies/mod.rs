@@ -142,7 +142,55 @@ fn left_out_item(lines: &[&str], mut i: usize) -> Option<usize> {
     if !gated {
         return None;
     }
+    if is_field(lines.get(i)?) {
+        return end_of_field(lines, i);
+    }
     end_of(lines, i)
+}
+
+/// A line that starts a field of a struct or of a struct literal: a name,
+/// after an optional `pub` or `pub(…)`, then `:` (not `::`).
+fn is_field(line: &str) -> bool {
+    let mut rest = line.trim_start();
+    if let Some(after) = rest.strip_prefix("pub") {
+        rest = after.trim_start();
+        if rest.starts_with('(') {
+            let Some(close) = rest.find(')') else {
+                return false;
+            };
+            rest = rest[close + 1..].trim_start();
+        }
+    }
+    let name = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    name > 0 && rest[name..].starts_with(':') && !rest[name..].starts_with("::")
+}
+
+/// The line after the field that starts at line `i`: the line that ends
+/// with `,` at depth 0, or the line that closes the struct around it (for
+/// a last field without a comma).
+fn end_of_field(lines: &[&str], mut i: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    let mut in_string = false;
+    while let Some(line) = lines.get(i) {
+        let code = code_of(line, &mut in_string);
+        for c in code.chars() {
+            match c {
+                '{' | '[' | '(' => depth += 1,
+                '}' | ']' | ')' => depth -= 1,
+                _ => {}
+            }
+            if depth < 0 {
+                return Some(i);
+            }
+        }
+        i += 1;
+        if depth == 0 && code.trim_end().ends_with(',') {
+            return Some(i);
+        }
+    }
+    None
 }
 
 /// A `#[cfg(…)]` line that only tests or loom builds compile.
@@ -305,6 +353,19 @@ pub fn f() { let _ = ('{', \"}\"); }
             left_out(old, "fn main() {}\n", &modules()).map(|l| l.items),
             Ok(1)
         );
+    }
+
+    #[test]
+    fn a_loom_field_ends_at_its_comma_or_at_the_struct_it_closes() {
+        let old = "struct S {\n    a: u8,\n    #[cfg(loom)]\n    b: (u8, u8),\n    \
+                   // Why.\n    #[cfg(loom)]\n    pub(crate) c: fn(u8) -> u8\n}\n\
+                   fn s() -> S {\n    S {\n        a: 1,\n        #[cfg(loom)]\n        \
+                   b: (1,\n            2),\n    }\n}\n";
+        let new = "struct S {\n    a: u8,\n}\nfn s() -> S {\n    S {\n        a: 1,\n    }\n}\n";
+        assert_eq!(left_out(old, new, &modules()).map(|l| l.items), Ok(3));
+        // A test field stays in the reader's copy: nothing left out.
+        let kept = "struct S {\n    #[cfg(test)]\n    n: u8,\n}\n";
+        assert_eq!(left_out(kept, kept, &modules()).map(|l| l.items), Ok(0));
     }
 
     #[test]
