@@ -549,6 +549,13 @@ impl Handle {
     pub fn reactor(&self) -> &Rc<Reactor> {
         &self.inner.reactor
     }
+
+    /// Test-only: how many tasks were ever injected (the exercises' tests
+    /// read it from outside this module).
+    #[cfg(all(test, not(loom)))]
+    pub(crate) fn injections(&self) -> usize {
+        self.inner.shared.injections.load(Ordering::Relaxed)
+    }
 }
 
 // ANCHOR: drop
