@@ -73,3 +73,25 @@ fn book_tools_reads_each_pin_from_its_own_line() {
         );
     }
 }
+
+/// Chapter 0's `[dependencies]` block (the one a reader copies, and
+/// `tools/copies/run` builds with) names the same rustix features as the
+/// workspace, which the book's blocks are compiled with, in both editions.
+#[test]
+fn chapter_0_names_the_workspaces_rustix_features() {
+    let (_, table) = manifest();
+    let workspace = &section(&table, &["workspace", "dependencies"])["rustix"]["features"];
+    for edition in ["ja", "zh"] {
+        let path = common::root().join(format!("src/{edition}/ch00-introduction.md"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let block = text
+            .split("```toml\n")
+            .skip(1)
+            .map(|rest| rest.split("```").next().unwrap())
+            .find(|block| block.starts_with("[dependencies]"))
+            .unwrap_or_else(|| panic!("{edition}: no [dependencies] block in chapter 0"));
+        let dependencies = block.parse::<Table>().unwrap();
+        let rustix = &dependencies["dependencies"]["rustix"]["features"];
+        assert_eq!(rustix, workspace, "{edition}: chapter 0's rustix features");
+    }
+}
