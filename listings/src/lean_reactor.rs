@@ -34,8 +34,13 @@ use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
 use rustix::net::SocketFlags;
 use rustix::time::{
     Itimerspec, TimerfdClockId, TimerfdFlags, TimerfdTimerFlags, Timespec, timerfd_create,
-    timerfd_settime,
 };
+
+// The tests count the timer's settings (see `syscall_counts`).
+#[cfg(test)]
+use super::syscall_counts::timerfd_settime;
+#[cfg(not(test))]
+use rustix::time::timerfd_settime;
 
 use super::epoll::{Event, Interest, Mode, Poller};
 use super::notifier::Notifier;
@@ -250,19 +255,11 @@ impl Reactor {
             it_value: value,
         };
         timerfd_settime(&self.timer, TimerfdTimerFlags::empty(), &once)?;
-        #[cfg(test)]
-        TIMER_SETS.set(TIMER_SETS.get() + 1);
         self.timer_set_for.set(Some(at));
         Ok(())
     }
 }
 // ANCHOR_END: wait
-
-#[cfg(test)]
-thread_local! {
-    /// Test-only: how often this thread set a reactor's timer.
-    static TIMER_SETS: Cell<u64> = const { Cell::new(0) };
-}
 
 // ANCHOR: async
 /// A non-blocking descriptor registered with a [`Reactor`]: its reads and
@@ -605,10 +602,10 @@ mod tests {
         // read, and the reactor forgets it was set. Never early.
         let reactor = Reactor::new().unwrap();
         let after = Duration::from_micros(1500);
-        let (start, sets) = (Instant::now(), TIMER_SETS.get());
+        let (start, before) = (Instant::now(), Counts::now());
         reactor.wait_unless(Some(after), || false).unwrap();
         assert!(start.elapsed() >= after, "woke after {:?}", start.elapsed());
-        assert_eq!(TIMER_SETS.get() - sets, 1, "the timer was set");
+        assert_eq!(Counts::since(before).timer_sets, 1, "the timer was set");
         assert_eq!(
             reactor.timer_set_for.get(),
             None,
@@ -622,15 +619,15 @@ mod tests {
     #[test]
     fn the_timer_is_set_only_for_a_deadline_earlier_than_it_goes_off() {
         let reactor = Reactor::new().unwrap();
-        let sets = || TIMER_SETS.get();
-        let before = sets();
+        let before = Counts::now();
+        let sets = || Counts::since(before).timer_sets;
         reactor.set_timer(Duration::from_secs(10)).unwrap();
         // Later: it goes off first anyway, and the loop sleeps again then.
         reactor.set_timer(Duration::from_secs(20)).unwrap();
-        assert_eq!(sets() - before, 1);
+        assert_eq!(sets(), 1);
         // Earlier: set again.
         reactor.set_timer(Duration::from_secs(5)).unwrap();
-        assert_eq!(sets() - before, 2);
+        assert_eq!(sets(), 2);
         let left = rustix::time::timerfd_gettime(&reactor.timer)
             .unwrap()
             .it_value;

@@ -1,6 +1,7 @@
 //! Test-only: the system calls that say whether a runtime wakes itself,
-//! counted per thread. Under `cfg(test)` the eventfd's write and
-//! `epoll_wait` go through these wrappers; a test reads the counts of its
+//! counted per thread. Under `cfg(test)` the eventfd's write,
+//! `epoll_wait` and chapter 11's `timerfd_settime` go through these
+//! wrappers; a test reads the counts of its
 //! own thread before and after a scene, so that tests running at the same
 //! time do not add to each other's counts.
 
@@ -13,6 +14,7 @@ use rustix::event::{Timespec, epoll};
 thread_local! {
     static EVENTFD_WRITES: Cell<u64> = const { Cell::new(0) };
     static EPOLL_WAITS: Cell<u64> = const { Cell::new(0) };
+    static TIMER_SETS: Cell<u64> = const { Cell::new(0) };
     static LAST_EPOLL_TIMEOUT: Cell<Option<(i64, i64)>> = const { Cell::new(None) };
 }
 
@@ -29,6 +31,8 @@ pub struct Counts {
     pub eventfd_writes: u64,
     /// Calls of `epoll_wait`, with any timeout.
     pub epoll_waits: u64,
+    /// Calls of `timerfd_settime` (chapter 11's reactor setting its timer).
+    pub timer_sets: u64,
 }
 
 impl Counts {
@@ -37,6 +41,7 @@ impl Counts {
         Counts {
             eventfd_writes: EVENTFD_WRITES.get(),
             epoll_waits: EPOLL_WAITS.get(),
+            timer_sets: TIMER_SETS.get(),
         }
     }
 
@@ -46,6 +51,7 @@ impl Counts {
         Counts {
             eventfd_writes: now.eventfd_writes - earlier.eventfd_writes,
             epoll_waits: now.epoll_waits - earlier.epoll_waits,
+            timer_sets: now.timer_sets - earlier.timer_sets,
         }
     }
 }
@@ -66,4 +72,14 @@ pub fn epoll_wait<EpollFd: AsFd, Buf: Buffer<epoll::Event>>(
     EPOLL_WAITS.set(EPOLL_WAITS.get() + 1);
     LAST_EPOLL_TIMEOUT.set(timeout.map(|t| (t.tv_sec, t.tv_nsec)));
     epoll::wait(epoll, events, timeout)
+}
+
+/// `timerfd_settime`, counted.
+pub fn timerfd_settime<Fd: AsFd>(
+    fd: Fd,
+    flags: rustix::time::TimerfdTimerFlags,
+    new_value: &rustix::time::Itimerspec,
+) -> rustix::io::Result<rustix::time::Itimerspec> {
+    TIMER_SETS.set(TIMER_SETS.get() + 1);
+    rustix::time::timerfd_settime(fd, flags, new_value)
 }

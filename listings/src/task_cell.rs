@@ -37,6 +37,32 @@ use loom::sync::atomic::{AtomicBool, AtomicUsize, fence};
 #[cfg(not(loom))]
 use std::sync::atomic::{AtomicBool, AtomicUsize, fence};
 
+/// Under loom, a cell whose every access loom records: it stands for the
+/// fields only the task's thread touches (future, output, stage,
+/// awaiter), so that loom reports a touch of them on that thread that is
+/// not ordered before the free on another. Outside loom it is nothing: no
+/// bytes, and `touch` no code.
+struct ThreadOnly {
+    #[cfg(loom)]
+    cell: loom::cell::UnsafeCell<()>,
+}
+
+impl ThreadOnly {
+    fn new() -> Self {
+        ThreadOnly {
+            #[cfg(loom)]
+            cell: loom::cell::UnsafeCell::new(()),
+        }
+    }
+
+    /// Records a touch of the task's thread-only fields (under loom).
+    #[inline(always)]
+    fn touch(&self) {
+        #[cfg(loom)]
+        self.cell.with_mut(|_| ());
+    }
+}
+
 // ANCHOR: layout
 /// Where a woken task goes: the runtime's queues. Called on whichever
 /// thread calls `wake`, hence `Send + Sync`.
@@ -64,19 +90,9 @@ struct Header {
     /// The runtime's number for the task (its slot in the list of live
     /// tasks), set at spawn.
     key: usize,
-    /// Under loom: stands for the fields only the task's thread touches
-    /// (future, output, stage, awaiter), so that loom reports a touch of
-    /// them on that thread that is not ordered before the free on another.
-    #[cfg(loom)]
-    thread_only: loom::cell::UnsafeCell<()>,
-}
-
-impl Header {
-    /// Under loom: records a touch of the task's thread-only fields.
-    #[cfg(loom)]
-    fn touch(&self) {
-        self.thread_only.with_mut(|_| ());
-    }
+    /// The model checker's stand-in for the fields only the task's thread
+    /// touches (see [`ThreadOnly`]); nothing outside loom.
+    thread_only: ThreadOnly,
 }
 
 /// Where the task is in its life.
@@ -160,8 +176,7 @@ where
             handle: Cell::new(true),
             awaiter: UnsafeCell::new(None),
             key,
-            #[cfg(loom)]
-            thread_only: loom::cell::UnsafeCell::new(()),
+            thread_only: ThreadOnly::new(),
         },
         output: UnsafeCell::new(None),
         scheduler,
@@ -196,8 +211,7 @@ impl<F: Future + 'static, S: Schedule> Task<F, S> {
         // SAFETY: as the function's contract says.
         let task = unsafe { ptr.cast::<Self>().as_ref() };
         let header = &task.header;
-        #[cfg(loom)]
-        header.touch();
+        header.thread_only.touch();
         if header.stage.get() != Stage::Running {
             // Queued by a wake during its last poll: nothing to do (and
             // `scheduled` stays set for good). Not "finished now": the
@@ -251,8 +265,7 @@ impl<F: Future + 'static, S: Schedule> Task<F, S> {
     ///
     /// On the task's thread.
     unsafe fn finish(task: &Self, result: thread::Result<F::Output>) {
-        #[cfg(loom)]
-        task.header.touch();
+        task.header.thread_only.touch();
         if !task.header.handle.get() {
             drop(result);
             return;
@@ -291,8 +304,7 @@ impl<F: Future + 'static, S: Schedule> Task<F, S> {
         // SAFETY: as the function's contract says.
         let task = unsafe { ptr.cast::<Self>().as_ref() };
         let header = &task.header;
-        #[cfg(loom)]
-        header.touch();
+        header.thread_only.touch();
         if header.stage.get() != Stage::Running {
             return;
         }
@@ -319,8 +331,7 @@ impl<F: Future + 'static, S: Schedule> Task<F, S> {
         // SAFETY: the pointer came from `Box::leak` of this very type.
         let task = unsafe { Box::from_raw(ptr.cast::<Self>().as_ptr()) };
         // The free touches everything.
-        #[cfg(loom)]
-        task.header.touch();
+        task.header.thread_only.touch();
         // This may run on any thread (the last reference may be a waker
         // dropped elsewhere), so nothing of the task's own thread may be
         // left: by then the future is gone (finished or closed before the
@@ -581,8 +592,7 @@ impl<T> Future for JoinHandle<T> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
         let prefix = self.prefix();
-        #[cfg(loom)]
-        prefix.header.touch();
+        prefix.header.thread_only.touch();
         // SAFETY: the handle is on the task's thread (it is not `Send`),
         // and no other reference into the output is alive.
         let output = unsafe { (*prefix.output.get()).take() };
@@ -608,8 +618,7 @@ impl<T> Future for JoinHandle<T> {
 impl<T> Drop for JoinHandle<T> {
     fn drop(&mut self) {
         let prefix = self.prefix();
-        #[cfg(loom)]
-        prefix.header.touch();
+        prefix.header.thread_only.touch();
         prefix.header.handle.set(false);
         // Taken out first, dropped afterwards: their drops run other code,
         // which must not find a reference into the task alive.
