@@ -272,8 +272,8 @@ async fn echo<N: Net>(handle: &N, stream: N::Stream, idle: Duration) -> io::Resu
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use crate::exercises::ch09::yield_now;
     use crate::runtime::{JoinHandle, Runtime};
+    use crate::state_machine::yield_now;
     use crate::test_executors::PATIENCE;
     use futures::StreamExt;
     use futures::channel::{mpsc, oneshot};

@@ -288,7 +288,9 @@ impl Executor {
                 Idle::Sleep(nap) => self.sleep_a_while(state, nap),
                 Idle::Block => self.wait_for_a_wake(state),
             };
-            if state.ready.is_empty() && state.live > 0 {
+            // Woken for nothing: no task queued, no future abandoned
+            // to drop, and tasks still to wait for.
+            if state.ready.is_empty() && state.abandoned.is_empty() && state.live > 0 {
                 stats.idle_wakeups += 1;
             }
         }
@@ -639,9 +641,8 @@ mod tests {
                 Poll::<()>::Pending
             }),
         );
-        let returned = in_background(move || {
-            executor.run();
-        });
+        let (stats_tx, stats) = mpsc::channel();
+        let returned = in_background(move || stats_tx.send(executor.run()).unwrap());
         polled.recv_timeout(PATIENCE).unwrap();
         // The library gives up on the task: its last waker goes, under the
         // library's lock.
@@ -650,6 +651,10 @@ mod tests {
         drop(last_waker);
         drop(waiting);
         returned.recv_timeout(PATIENCE).unwrap().unwrap();
+        let stats = stats.recv().unwrap();
+        // The signal that woke `run` brought work (a future to drop): not
+        // an idle wake-up.
+        assert_eq!(stats.idle_wakeups, 0, "{stats:?}");
     }
 
     #[test]

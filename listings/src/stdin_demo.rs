@@ -59,9 +59,10 @@ impl Unbuffered<'static> {
     /// nobody else's, and which goes when the process ends.
     ///
     /// Descriptor 0 itself, shared, is used for a regular file (epoll
-    /// refuses it, so its flags are never changed, and its offset is the
-    /// shell's: after `(read first; demo) < file` the demo reads on from
-    /// the second line, where a new description would start from the top),
+    /// refuses it, so `Async::new` sets `O_NONBLOCK` only for the moment
+    /// of trying and restores it at once; and its offset is the shell's:
+    /// after `(read first; demo) < file` the demo reads on from the second
+    /// line, where a new description would start from the top),
     /// a socket (Linux cannot open one that way: `ENXIO`), a descriptor
     /// that cannot be read (so that reading it fails as it should), and
     /// whenever the open fails (no `/proc`; a terminal of another user,

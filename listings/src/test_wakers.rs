@@ -80,8 +80,13 @@ const _: () = {
     send_and_sync::<Counters>()
 };
 
+// ANCHOR: static_vtable
+/// One table for the wakers of every `TestWaker`, at one address: a clone
+/// and its original always pass `will_wake`. (Chapter 5's `vtable::<T>()`
+/// is a promoted constant instead, one per `T`, which the compiler may copy.)
 static VTABLE: RawWakerVTable =
     RawWakerVTable::new(clone_waker, wake_waker, wake_by_ref_waker, drop_waker);
+// ANCHOR_END: static_vtable
 
 /// Borrows the counters behind `data` without touching the count.
 ///

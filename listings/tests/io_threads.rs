@@ -6,11 +6,12 @@
 //! Measured on the machine this was written on (Linux 6.18, x86-64, debug
 //! and release builds alike): the 200 pending `SocketRead`s added 200
 //! threads, 600 descriptors (each watcher's copy of its socket and the
-//! socket pair that stops it), 1.9 MB of resident memory (some 10 KB a
+//! socket pair that stops it), 1.9 MiB of resident memory (some 10 KiB a
 //! thread, besides the kernel's own stack and bookkeeping for each) and
-//! 1.3 GB of address space (a 2 MB stack and more per thread). The 200
-//! pending `Async` reads added no thread, no descriptor, and no resident
-//! memory that `VmRSS` in `/proc/self/status` shows (it counts in pages).
+//! 1.3 GiB of address space (a 2 MiB stack and more per thread: reserved,
+//! not touched, so not resident). The 200 pending `Async` reads added no
+//! thread, no descriptor, and no resident memory that `VmRSS` in
+//! `/proc/self/status` shows (it counts in pages).
 //!
 //! Alone in its test binary, so that the threads and the descriptors of
 //! the process are this test's own and the harness's. Linux only: it counts
@@ -26,10 +27,9 @@ use std::io::Write;
 use std::os::unix::net::UnixStream;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 
 use futures::future::join_all;
-use futures::task::noop_waker;
 
 use common::{allow_descriptors, eventually, open_fds, threads};
 use listings::async_fd::Async;
@@ -53,8 +53,7 @@ fn socket_pairs() -> (Vec<UnixStream>, Vec<UnixStream>) {
 fn waiting_reads_cost_a_thread_each_with_watchers_and_none_with_epoll() {
     allow_descriptors(1000 + 100);
     let fds = open_fds();
-    let waker = noop_waker();
-    let mut cx = Context::from_waker(&waker);
+    let mut cx = Context::from_waker(Waker::noop());
 
     // Chapter 1: a watcher thread per pending read.
     let (ours, mut theirs) = socket_pairs();

@@ -7,6 +7,7 @@
 //! test's own and the harness's. Linux only: it counts them in `/proc`.
 #![cfg(target_os = "linux")]
 
+use std::task::Waker;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -38,7 +39,7 @@ fn the_first_reactor_sleeps_a_thread_per_timer_the_reactor_one_for_all() {
     let before = threads();
     let first = first_reactor::Reactor::new();
     for id in 0..50 {
-        first.register(id, minute, futures::task::noop_waker());
+        first.register(id, minute, Waker::noop().clone());
     }
     // The reactor thread spawns them as it hears of the timers.
     until_threads(before + 1 + 50);
@@ -49,7 +50,7 @@ fn the_first_reactor_sleeps_a_thread_per_timer_the_reactor_one_for_all() {
     let before = threads();
     let reactor = Reactor::new();
     for _ in 0..50 {
-        reactor.register(minute, futures::task::noop_waker());
+        reactor.register(minute, Waker::noop().clone());
     }
     assert_eq!(threads(), before + 1, "one thread for 50 timers");
     drop(reactor);

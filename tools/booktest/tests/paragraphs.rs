@@ -31,12 +31,17 @@ const EDITED: &[&str] = &[
     "appendix-listings.md",
 ];
 
+/// Set (to anything) to check every chapter, edited or not: for a writer
+/// in the middle of a chapter's pass.
+const CHECK_ALL: &str = "PARAGRAPHS_ALL";
+
 #[test]
 fn no_paragraph_or_list_item_is_longer_than_the_limit() {
+    let all = std::env::var_os(CHECK_ALL).is_some();
     let mut problems = Vec::new();
     for edition in Edition::ALL {
         for (name, text) in common::chapters(edition) {
-            if !EDITED.contains(&name.as_str()) {
+            if !all && !EDITED.contains(&name.as_str()) {
                 continue;
             }
             for unit in text_units(&text) {
