@@ -18,14 +18,19 @@ fn length(text: &str) -> usize {
 }
 
 /// The chapters the limit holds for: those that have had their editorial
-/// pass. (Chapters 5–10 get theirs after the runtime's rework; each joins
-/// this list then.)
+/// pass. (Chapters 10 and 11 get theirs once chapter 11 has landed; each
+/// joins this list then.)
 const EDITED: &[&str] = &[
     "ch00-introduction.md",
     "ch01-future-trait.md",
     "ch02-wakers-and-timer.md",
     "ch03-executor.md",
     "ch04-state-machine.md",
+    "ch05-waker-by-hand.md",
+    "ch06-block-on.md",
+    "ch07-reactor.md",
+    "ch08-epoll-reactor.md",
+    "ch09-mini-runtime.md",
     "appendix-glossary.md",
     "appendix-pitfalls.md",
     "appendix-listings.md",
