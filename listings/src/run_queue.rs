@@ -45,8 +45,10 @@ pub struct Stats {
     pub polls: usize,
     /// Times the executor woke up and found the queue still empty: every
     /// nap of `Idle::Sleep` that finds no work; for `Idle::Block`, only a
-    /// signal that came late (its task was already polled), the signal of
-    /// a task counted out, or a spurious wake-up of the condition variable.
+    /// signal that came late (its task was already polled), one whose work
+    /// another thread's `run` took first, or a spurious wake-up of the
+    /// condition variable. (A signal that brings an abandoned future to
+    /// drop brings work: not counted.)
     pub idle_wakeups: usize,
 }
 
