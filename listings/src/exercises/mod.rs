@@ -10,4 +10,5 @@ pub mod ch06;
 pub mod ch07;
 pub mod ch08;
 pub mod ch09;
+pub mod ch10;
 pub mod ch11;
