@@ -11,11 +11,13 @@
 //! | [`broken_parkers`] | a parker whose flag is set outside its lock (lost wake-up), one that never clears it (busy loop) | [`super::parker`] |
 //! | [`first_reactor`] | the first reactor: caller-chosen ids collide, a late `wake` for a dropped timer panics and poisons the lock, a thread per timer | [`super::reactor`] |
 //! | [`split_lock_reactor`] | the reactor's `is_ready` checking and storing under two locks: a lost wake-up | [`super::reactor`] |
+//! | [`late_flag`] | a task that lowers its scheduled flag after the poll: a wake during the poll is erased | [`super::task_cell`] |
 
 pub mod broken_parkers;
 pub mod channel_executor;
 pub mod first_reactor;
 pub mod first_timer;
+pub mod late_flag;
 pub mod leaky_waker;
 pub mod park_block_on;
 pub mod split_lock_reactor;
