@@ -350,8 +350,14 @@ impl MainWaker {
     /// Whether the main future was woken since the last call, and must be
     /// polled.
     fn take_wake(&self) -> bool {
-        // `Acquire`: pairs with the wake's `Release` (see there).
-        self.woken.swap(false, Ordering::Acquire)
+        // A plain load first, as in `take_injected`: this runs every round,
+        // and a swap is a locked instruction even when it finds `false`
+        // (callgrind counted it once per ping-pong hand-off). A wake that
+        // sets the flag just after the load is seen next round: the loop
+        // looks at the flag again before it sleeps.
+        // `Acquire` on the swap: pairs with the wake's `Release` (see
+        // there); the load only decides whether to swap.
+        self.woken.load(Ordering::Relaxed) && self.woken.swap(false, Ordering::Acquire)
     }
 }
 
