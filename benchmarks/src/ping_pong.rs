@@ -61,23 +61,32 @@ impl Visit for PingPong<'_, '_> {
         let table = Arc::new(Table::default());
         let id = BenchmarkId::new(E::ID.id(), n);
         self.group.bench_function(id, |b| {
-            b.iter(|| {
-                table.turn.store(0, Ordering::Relaxed);
-                let turns = black_box(n);
-                let players = [0, 1].map(|side| player(Arc::clone(&table), side, turns));
-                // At most both players and a wake-up or two are queued at
-                // once: chapter 3's default queue is plenty.
-                executor.run_all(16, players);
-                let turn = black_box(table.turn.load(Ordering::Relaxed));
-                assert_eq!(turn, n, "{}: every hand-off happened", E::ID);
-            });
+            b.iter(|| play(&mut executor, &table, n));
         });
     }
 }
 
+/// One game of `n` turns on `executor`: both players spawned, run until
+/// both have completed (one iteration of the benchmark; also what
+/// `examples/handoff_instructions.rs` counts the instructions of).
+///
+/// # Panics
+///
+/// If the counter does not end at `n`.
+pub fn play<E: Executor>(executor: &mut E, table: &Arc<Table>, n: usize) {
+    table.turn.store(0, Ordering::Relaxed);
+    let turns = black_box(n);
+    let players = [0, 1].map(|side| player(Arc::clone(table), side, turns));
+    // At most both players and a wake-up or two are queued at
+    // once: chapter 3's default queue is plenty.
+    executor.run_all(16, players);
+    let turn = black_box(table.turn.load(Ordering::Relaxed));
+    assert_eq!(turn, n, "{}: every hand-off happened", E::ID);
+}
+
 /// What the two players share.
 #[derive(Debug, Default)]
-struct Table {
+pub struct Table {
     /// Turns taken so far: side 0 plays the even ones, side 1 the odd.
     turn: AtomicUsize,
     /// Each side's waker while it waits for its turn.

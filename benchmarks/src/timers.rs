@@ -363,7 +363,7 @@ fn run_once(implementation: Impl, count: usize, duration: Duration, peak: &PeakM
 /// `make`, awaits it, and returns when it created it and how late it
 /// resumed. The deadline is counted from just before the
 /// timer is created.
-async fn timed<F: Future>(duration: Duration, make: impl FnOnce(Duration) -> F) -> Timed {
+pub async fn timed<F: Future>(duration: Duration, make: impl FnOnce(Duration) -> F) -> Timed {
     let created = Instant::now();
     make(duration).await;
     let resumed = Instant::now();
@@ -380,7 +380,7 @@ async fn timed<F: Future>(duration: Duration, make: impl FnOnce(Duration) -> F) 
 
 /// What a timer task returns.
 #[derive(Debug)]
-struct Timed {
+pub struct Timed {
     /// Just before its timer was created.
     created: Instant,
     /// Resumed − deadline, in nanoseconds (negative if early).
