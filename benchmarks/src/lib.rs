@@ -17,6 +17,12 @@
 //! runtime. The chapter's numbers and charts are made from criterion's
 //! estimates and the full run's reports by `tools/bench-report`.
 //!
+//! Two programs in `examples/` explain what a time cannot: `task_bytes`
+//! counts the heap bytes a pending timer task holds on each runtime (a
+//! counting allocator), and `handoff_instructions` plays the `ping_pong`
+//! game for valgrind's callgrind, which counts instructions per hand-off
+//! (chapter 11 uses both for its misses).
+//!
 //! The names of the groups and implementations (`book-ch02` …
 //! `book-ch10` for the book's code, the chapter that builds it, and the
 //! crate's name for each library) and the reports' JSON schema are
