@@ -27,9 +27,10 @@
 //! channel (10,000 places, allocated up front), 33 µs for 100,000 places,
 //! 0.3 µs for the fixed executor. Against the iterations of the first
 //! executor as measured on the book's 2-core machine, that is ≈1.5% of
-//! `wake_many` (33 µs of ≈2.2 ms), ≈1.1% of `ping_pong` (4 µs of
-//! ≈0.35 ms) and ≈0.2% of `spawn` (33 µs of ≈15.5 ms); for the fixed
-//! executor, under 0.1% of any.
+//! `wake_many` (33 µs of ≈2.2 ms), ≈0.6% of `ping_pong` (4 µs of
+//! ≈0.7 ms in the run of f863cf0; ≈1.1% of ≈0.35 ms in earlier runs) and
+//! ≈0.2% of `spawn` (33 µs of ≈15 ms); for the fixed executor, under 0.1%
+//! of any.
 
 use std::future::Future;
 
