@@ -17,10 +17,15 @@ import { BOOK_HTML, EDITIONS, EDITION_PAGES, PRINT_PAGES, REPO, editionOf, progr
 import { launchBrowser, newContext, openPage } from './lib/browser.js';
 import { serveStatic } from './lib/static-server.js';
 
-// Budgets (issue "Reader: light pages"): bytes of HTML.
+// Budgets (issue "Reader: light pages"): bytes of HTML. A reader loads a
+// page, so the page budgets are the ones a reader feels; the whole book's
+// catches a regression of the kind the reader work removed (66 MB, every
+// hidden line on every page). It was 15 MB for chapters 0–10 (13.9 MB
+// then); chapter 11 brought the book to 16.8 MB (ARCHITECTURE.md, "Page
+// weights"), so 20 MB leaves room for about one more chapter, no more.
 const CHAPTER_PAGE_MAX = 400 * 1000;
 const PRINT_PAGE_MAX = 4 * 1000 * 1000;
-const BOOK_MAX = 15 * 1000 * 1000;
+const BOOK_MAX = 20 * 1000 * 1000;
 
 const report = {};
 let browser;
