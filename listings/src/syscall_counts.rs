@@ -16,12 +16,22 @@ thread_local! {
     static EPOLL_WAITS: Cell<u64> = const { Cell::new(0) };
     static TIMER_SETS: Cell<u64> = const { Cell::new(0) };
     static LAST_EPOLL_TIMEOUT: Cell<Option<(i64, i64)>> = const { Cell::new(None) };
+    static LAST_TIMER_SETTING: Cell<Option<TimerSetting>> = const { Cell::new(None) };
 }
+
+/// A `timerfd_settime`'s new value: when it first goes off, from now
+/// (seconds, nanoseconds), and then every how long (zero: once).
+pub type TimerSetting = ((i64, i64), (i64, i64));
 
 /// The timeout (seconds, nanoseconds) of this thread's last `epoll_wait`,
 /// `None` for no limit.
 pub fn last_epoll_timeout() -> Option<(i64, i64)> {
     LAST_EPOLL_TIMEOUT.get()
+}
+
+/// The new value of this thread's last `timerfd_settime`, if any.
+pub fn last_timer_setting() -> Option<TimerSetting> {
+    LAST_TIMER_SETTING.get()
 }
 
 /// What this thread has called so far.
@@ -81,5 +91,76 @@ pub fn timerfd_settime<Fd: AsFd>(
     new_value: &rustix::time::Itimerspec,
 ) -> rustix::io::Result<rustix::time::Itimerspec> {
     TIMER_SETS.set(TIMER_SETS.get() + 1);
+    let (value, interval) = (&new_value.it_value, &new_value.it_interval);
+    LAST_TIMER_SETTING.set(Some((
+        (value.tv_sec, value.tv_nsec),
+        (interval.tv_sec, interval.tv_nsec),
+    )));
     rustix::time::timerfd_settime(fd, flags, new_value)
+}
+
+#[cfg(not(loom))]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::lean_reactor::Reactor;
+
+    #[test]
+    fn the_lean_reactors_timer_is_set_to_the_waits_timeout_to_the_nanosecond() {
+        // Chapter 11's reactor sets its timer for the whole timeout, the
+        // part below the millisecond included (epoll's own timeout would
+        // round that up), once, and as given: never shorter (the timer
+        // would go off early, and an empty value disarms it). A fresh
+        // reactor each time: its timer is not set yet.
+        for (after, value) in [
+            (Duration::from_micros(1500), (0, 1_500_000)),
+            (Duration::from_nanos(999_999), (0, 999_999)),
+            (Duration::new(10, 1), (10, 1)),
+        ] {
+            let reactor = Reactor::new().unwrap();
+            let before = Counts::now();
+            // A notify once the reactor has said it sleeps: the eventfd is
+            // readable, and the wait returns at once.
+            reactor
+                .wait_unless(Some(after), || {
+                    reactor.notifier().notify();
+                    false
+                })
+                .unwrap();
+            assert_eq!(Counts::since(before).timer_sets, 1, "waited {after:?}");
+            assert_eq!(
+                last_timer_setting(),
+                Some((value, (0, 0))),
+                "waited {after:?}: goes off once, after exactly that"
+            );
+        }
+    }
+
+    #[test]
+    fn a_look_with_a_zero_timeout_leaves_the_lean_reactors_timer_alone() {
+        // A busy loop looks at I/O with a zero timeout now and then. The
+        // timer stays set for the sleep's deadline: setting it to zero
+        // would disarm it while the reactor still counts on it, and the
+        // next sleeps would end by epoll's rounded timeout instead.
+        let reactor = Reactor::new().unwrap();
+        let notify = || {
+            reactor.notifier().notify();
+            false
+        };
+        reactor
+            .wait_unless(Some(Duration::from_secs(10)), notify)
+            .unwrap();
+        let before = Counts::now();
+        for _ in 0..3 {
+            reactor.wait_unless(Some(Duration::ZERO), || false).unwrap();
+        }
+        assert_eq!(Counts::since(before).timer_sets, 0);
+        // And a sleep until an earlier deadline sets it again.
+        reactor
+            .wait_unless(Some(Duration::from_secs(5)), notify)
+            .unwrap();
+        assert_eq!(Counts::since(before).timer_sets, 1);
+        assert_eq!(last_timer_setting(), Some(((5, 0), (0, 0))));
+    }
 }
