@@ -4,14 +4,18 @@
 //!
 //! ```text
 //! cargo build --release -p benchmarks --example handoff_instructions
-//! valgrind --tool=callgrind target/release/examples/handoff_instructions book-ch11 1
-//! valgrind --tool=callgrind target/release/examples/handoff_instructions book-ch11 11
+//! valgrind --tool=callgrind --collect-bus=yes target/release/examples/handoff_instructions book-ch11 1
+//! valgrind --tool=callgrind --collect-bus=yes target/release/examples/handoff_instructions book-ch11 11
 //! ```
 //!
 //! The difference between the two totals, divided by 10 games of
 //! `PING_PONG_TURNS` hand-offs, is the instructions one hand-off costs,
 //! with the program's start and the executor's construction taken out.
-//! `callgrind_annotate` on either output names the functions they go to.
+//! `--collect-bus=yes` adds a second total (`Ge`, "global bus events"):
+//! the locked instructions (a `lock` prefix, or an `xchg` with memory),
+//! which the same difference turns into locked instructions per
+//! hand-off. `callgrind_annotate` on either output names the functions
+//! they go to.
 //! Executors: `book-ch10`, `book-ch11`, `tokio`, `async-executor`.
 
 use std::sync::Arc;

@@ -17,10 +17,15 @@
 //!   buffers;
 //! - the size of the task's future and of its output.
 //!
-//! Run: `cargo run --release -p benchmarks --example task_bytes`. The
-//! counts depend only on the code and the target, not on the machine's
-//! load: unlike resident memory, they do not include the allocator's own
-//! overhead per block or its free lists.
+//! Run: `cargo run --release -p benchmarks --example task_bytes`. Unlike
+//! resident memory, the counts do not include the allocator's own
+//! overhead per block or its free lists. They repeat from run to run,
+//! but for async-io's bytes in use: of six runs on the machine this was
+//! written on, one gave 287.2 B per task instead of 294.6 B, with the
+//! same sizes made 10,000 times (not the task blocks, then; what it
+//! depends on was not traced). The bytes in use include the main
+//! future's `Vec` of the 10,000 join handles (8 B per task on every
+//! runtime) and the runtime's queues and maps at their grown capacity.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
@@ -70,10 +75,21 @@ unsafe impl GlobalAlloc for Counting {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note_free(layout.size());
+        // The new block counted before the old one is let go: a realloc
+        // that moves holds both for a moment, and the peak shows it (one
+        // that grows in place does not: for it the peak is an upper
+        // bound).
         note_alloc(new_size);
         // SAFETY: as for `alloc`.
-        unsafe { System.realloc(ptr, layout, new_size) }
+        let moved = unsafe { System.realloc(ptr, layout, new_size) };
+        // Failed: the old block is still there, and no new one.
+        let gone = if moved.is_null() {
+            new_size
+        } else {
+            layout.size()
+        };
+        note_free(gone);
+        moved
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
