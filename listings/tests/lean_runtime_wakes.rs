@@ -13,9 +13,9 @@
 //! sees the task's turn, each a little later than the last, so that its
 //! wakes sweep the loop's way from the task's poll to its sleep. On the
 //! machine this was written on (two cores, shared with other work), a
-//! `has_work` without the inject queue's flag failed 8 runs of 8 (with
-//! 50,000 hand-offs, about half); the runtime as it is passed 9 of 9, in
-//! 1.6 to 4 seconds.
+//! `has_work` without the inject queue's flag failed 14 runs of 14 (with
+//! 50,000 hand-offs, about half); the runtime as it is passed 10 of 10,
+//! in 1.6 to 4 seconds. Under valgrind the game stops after `PLAYING`.
 //!
 //! In its own test binary: a runtime through its public interface only.
 #![cfg(all(target_os = "linux", not(loom)))]
@@ -32,16 +32,21 @@ use std::time::{Duration, Instant};
 use common::join_within_patience;
 use listings::lean_runtime::Runtime;
 
-/// Hand-offs per game.
+/// Hand-offs per game, at most.
 const TURNS: u32 = 150_000;
+/// The most a game lasts, whatever its number of turns: under valgrind,
+/// which runs one thread at a time, far fewer turns fit.
+const PLAYING: Duration = Duration::from_secs(5);
 
 /// What the task and the thread share.
-#[derive(Default)]
 struct Table {
     /// The last turn the task played.
     played: AtomicU32,
     /// The last turn the thread answered.
     answered: AtomicU32,
+    /// The game's last turn: `TURNS`, or fewer once `PLAYING` is up (set
+    /// before that turn is answered).
+    last: AtomicU32,
     /// The task's waker, left before each turn it plays.
     waker: Mutex<Option<Waker>>,
 }
@@ -50,10 +55,16 @@ struct Table {
 fn a_task_woken_from_a_thread_as_the_loop_heads_for_sleep_is_never_slept_through() {
     let scene = thread::spawn(|| {
         let rt = Runtime::new().unwrap();
-        let table = Arc::new(Table::default());
+        let table = Arc::new(Table {
+            played: AtomicU32::new(0),
+            answered: AtomicU32::new(0),
+            last: AtomicU32::new(TURNS),
+            waker: Mutex::new(None),
+        });
         let answering = {
             let table = Arc::clone(&table);
             thread::spawn(move || {
+                let begun = Instant::now();
                 for turn in 1..=TURNS {
                     let start = Instant::now();
                     while table.played.load(Ordering::Acquire) != turn {
@@ -71,17 +82,24 @@ fn a_task_woken_from_a_thread_as_the_loop_heads_for_sleep_is_never_slept_through
                     for _ in 0..turn % 64 {
                         std::hint::spin_loop();
                     }
+                    if begun.elapsed() > PLAYING {
+                        table.last.store(turn, Ordering::Relaxed);
+                    }
                     table.answered.store(turn, Ordering::Release);
                     let waker = table.waker.lock().unwrap().take();
                     waker.expect("left before the turn").wake();
+                    if table.last.load(Ordering::Relaxed) == turn {
+                        return;
+                    }
                 }
             })
         };
         // A task, not the main future: the thread's wakes go through the
         // inject queue.
         let task = rt.handle().spawn(poll_fn(move |cx| {
+            // `Acquire`: the last turn's answer comes with `last` set.
             let turn = table.answered.load(Ordering::Acquire);
-            if turn == TURNS {
+            if turn == table.last.load(Ordering::Relaxed) {
                 return Poll::Ready(turn);
             }
             // The waker first, then the turn: the thread wakes only once
@@ -90,7 +108,8 @@ fn a_task_woken_from_a_thread_as_the_loop_heads_for_sleep_is_never_slept_through
             table.played.store(turn + 1, Ordering::Release);
             Poll::Pending
         }));
-        assert_eq!(rt.block_on(task).unwrap(), TURNS);
+        let turns = rt.block_on(task).unwrap();
+        assert!(turns > 0);
         answering.join().unwrap();
     });
     join_within_patience(scene, "the game");
