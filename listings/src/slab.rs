@@ -123,6 +123,17 @@ mod tests {
     }
 
     #[test]
+    fn it_is_empty_before_the_first_insert_and_after_the_last_remove() {
+        let mut slab = Slab::default();
+        assert!(slab.is_empty());
+        let (a, b) = (slab.insert('a'), slab.insert('b'));
+        slab.remove(a);
+        assert!(!slab.is_empty(), "one value left");
+        slab.remove(b);
+        assert!(slab.is_empty());
+    }
+
+    #[test]
     #[should_panic(expected = "no value numbered 5")]
     fn removing_a_number_that_holds_nothing_panics() {
         let mut slab = Slab::<u8>::default();
