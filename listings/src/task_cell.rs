@@ -1113,6 +1113,30 @@ mod tests {
     }
 
     #[test]
+    fn debug_shows_a_runnables_key_and_the_stage_of_the_task() {
+        let queue = Arc::new(Queue::default());
+        let (runnable, registered, handle) = spawn(async {}, Arc::clone(&queue), 5);
+        assert_eq!(format!("{runnable:?}"), "Runnable { key: 5, .. }");
+        assert_eq!(
+            format!("{registered:?}"),
+            "Registered { stage: Running, .. }"
+        );
+        assert_eq!(format!("{handle:?}"), "JoinHandle { stage: Running, .. }");
+        // SAFETY: spawned on this thread.
+        assert!(unsafe { runnable.run() });
+        assert_eq!(
+            format!("{registered:?}"),
+            "Registered { stage: Finished, .. }"
+        );
+        assert_eq!(format!("{handle:?}"), "JoinHandle { stage: Finished, .. }");
+        // Closed: dropped by its runtime before it finished.
+        let (runnable, registered, handle) = spawn(std::future::pending::<()>(), queue, 0);
+        drop(runnable);
+        drop(registered);
+        assert_eq!(format!("{handle:?}"), "JoinHandle { stage: Closed, .. }");
+    }
+
+    #[test]
     fn a_queue_that_drops_a_runnable_unrun_gives_up_its_reference() {
         let queue = Arc::new(Queue::default());
         let (slot, open) = (Arc::default(), Arc::new(AtomicBool::new(false)));
