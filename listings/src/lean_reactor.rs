@@ -640,6 +640,49 @@ mod tests {
     }
 
     #[test]
+    fn a_wait_ended_by_a_notify_leaves_the_timer_as_it_was_set() {
+        // The eventfd's report is not the timer's: the timer still goes off
+        // at its deadline, so a later deadline needs no new setting.
+        let reactor = Reactor::new().unwrap();
+        let before = Counts::now();
+        reactor.set_timer(Duration::from_secs(10)).unwrap();
+        let set_for = reactor.timer_set_for.get();
+        assert!(set_for.is_some());
+        // A notify once the reactor has said it sleeps: the eventfd is
+        // written, and the wait returns at once for it.
+        reactor
+            .wait_unless(Some(Duration::from_secs(20)), || {
+                reactor.notifier().notify();
+                false
+            })
+            .unwrap();
+        assert_eq!(Counts::since(before).eventfd_writes, 1);
+        assert_eq!(reactor.timer_set_for.get(), set_for);
+        assert_eq!(Counts::since(before).timer_sets, 1, "set once only");
+    }
+
+    #[test]
+    fn debug_shows_whether_a_source_may_be_read_and_written() {
+        let reactor = Rc::new(Reactor::new().unwrap());
+        let (ours, _theirs) = UnixStream::pair().unwrap();
+        let ours = Async::new(&reactor, ours).unwrap();
+        assert_eq!(
+            format!("{:?}", ours.source),
+            "Source { readable: true, writable: true, .. }"
+        );
+        // A read finds nothing: not readable until the next report.
+        let mut buf = [0; 1];
+        let read = std::pin::pin!(ours.read(&mut buf));
+        let waker = TestWaker::new().waker();
+        let polled = read.poll(&mut Context::from_waker(&waker));
+        assert!(polled.is_pending());
+        assert_eq!(
+            format!("{:?}", ours.source),
+            "Source { readable: false, writable: true, .. }"
+        );
+    }
+
+    #[test]
     fn an_interrupted_call_is_tried_again_not_returned() {
         // A non-blocking read or write never sleeps, so no signal can
         // interrupt a real one at a moment a test chooses; the operation
@@ -664,6 +707,47 @@ mod tests {
             assert_eq!(calls, 3);
         }
         assert_eq!(task.wakes(), 0);
+    }
+
+    #[test]
+    fn an_error_that_is_neither_would_block_nor_interrupted_is_returned_at_once() {
+        let reactor = Rc::new(Reactor::new().unwrap());
+        let (ours, _theirs) = UnixStream::pair().unwrap();
+        let ours = Async::new(&reactor, ours).unwrap();
+        let waker = TestWaker::new().waker();
+        let mut cx = Context::from_waker(&waker);
+        for direction in [Direction::Read, Direction::Write] {
+            let mut calls = 0;
+            let poll = ours.poll_io(&mut cx, direction, |_| {
+                calls += 1;
+                match calls {
+                    1 => Err(io::ErrorKind::ConnectionReset.into()),
+                    _ => Ok(7),
+                }
+            });
+            let Poll::Ready(Err(e)) = poll else {
+                panic!("not the error but {poll:?}");
+            };
+            assert_eq!((e.kind(), calls), (io::ErrorKind::ConnectionReset, 1));
+        }
+    }
+
+    #[test]
+    fn waiting_again_from_the_same_task_keeps_its_waker_without_a_clone() {
+        let reactor = Rc::new(Reactor::new().unwrap());
+        let (ours, _theirs) = UnixStream::pair().unwrap();
+        let ours = Async::new(&reactor, ours).unwrap();
+        let task = TestWaker::new();
+        let waker = task.waker();
+        let mut cx = Context::from_waker(&waker);
+        for _ in 0..3 {
+            let poll = ours.poll_io(&mut cx, Direction::Read, |_| {
+                Err::<(), _>(io::ErrorKind::WouldBlock.into())
+            });
+            assert!(poll.is_pending());
+        }
+        // One clone, kept: `will_wake` says the stored one would do.
+        assert_eq!((task.clones(), task.live()), (1, 2));
     }
 
     /// What `reactor` holds registered: its slab's entries, and its epoll
