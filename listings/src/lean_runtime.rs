@@ -625,6 +625,7 @@ mod tests {
     use crate::test_executors::{
         Library, PATIENCE, in_background, scrambled_delays, with_patience,
     };
+    use crate::test_wakers::TestWaker;
     use futures::FutureExt;
     use std::sync::mpsc;
     use std::thread;
@@ -1288,6 +1289,153 @@ mod tests {
                 assert!(start.elapsed() >= wanted);
             }
         });
+    }
+
+    #[test]
+    fn a_sleep_ends_its_duration_from_now_and_duration_max_a_century_ahead() {
+        let rt = runtime();
+        let handle = rt.handle();
+        let century = Duration::from_secs(100 * 365 * 24 * 60 * 60);
+        let before = Instant::now();
+        let short = handle.sleep(Duration::from_millis(5));
+        let forever = handle.sleep(Duration::MAX);
+        let after = Instant::now();
+        assert!(short.deadline >= before + Duration::from_millis(5));
+        assert!(short.deadline <= after + Duration::from_millis(5));
+        // Exactly the century cap, not more (no panic) and not less.
+        assert!(forever.deadline >= before + century);
+        assert!(forever.deadline <= after + century);
+    }
+
+    #[test]
+    fn expire_fires_deadlines_not_after_now_earliest_first() {
+        let mut timers = Timers::default();
+        let now = Instant::now();
+        let later = now + Duration::from_millis(1);
+        // Three timers: one after `now`, one exactly at `now` (not after
+        // it: due), one before.
+        let tasks = [TestWaker::new(), TestWaker::new(), TestWaker::new()];
+        let deadlines = [later, now, now - Duration::from_millis(1)];
+        for (id, (task, deadline)) in tasks.iter().zip(deadlines).enumerate() {
+            timers.waiting.insert((deadline, id as u64), task.waker());
+        }
+        assert_eq!(timers.expire(now), Some(later));
+        assert_eq!(timers.due.len(), 2);
+        let mut due = timers.due.drain(..);
+        // The earliest first.
+        due.next().unwrap().wake();
+        assert_eq!(tasks.each_ref().map(TestWaker::wakes), [0, 0, 1]);
+        due.next().unwrap().wake();
+        assert_eq!(tasks.each_ref().map(TestWaker::wakes), [0, 1, 1]);
+        drop(due);
+        assert_eq!(timers.waiting.len(), 1);
+        assert_eq!(timers.expire(later), None);
+        assert_eq!((timers.due.len(), timers.waiting.len()), (1, 0));
+    }
+
+    #[test]
+    fn sleeps_with_the_same_deadline_wait_apart_and_both_fire() {
+        let rt = runtime();
+        let handle = rt.handle().clone();
+        let deadline = Instant::now() + Duration::from_millis(5);
+        let (first, second) = (TestWaker::new(), TestWaker::new());
+        let mut sleeps = [first.waker(), second.waker()].map(|waker| {
+            let mut sleep = Box::pin(handle.sleep_until(deadline));
+            let polled = sleep.as_mut().poll(&mut Context::from_waker(&waker));
+            assert!(polled.is_pending());
+            sleep
+        });
+        assert_eq!(handle.inner.timers.borrow().waiting.len(), 2);
+        assert_eq!((first.live(), second.live()), (1, 1));
+        // Wait past the deadline: the loop fires both.
+        rt.block_on(handle.sleep_until(deadline)).unwrap();
+        assert_eq!((first.wakes(), second.wakes()), (1, 1));
+        let mut cx = Context::from_waker(Waker::noop());
+        for sleep in &mut sleeps {
+            assert!(sleep.as_mut().poll(&mut cx).is_ready());
+        }
+    }
+
+    #[test]
+    fn a_sleep_keeps_its_tasks_waker_without_a_clone_and_takes_a_new_tasks() {
+        let rt = runtime();
+        let handle = rt.handle();
+        let mut sleep = Box::pin(handle.sleep(Duration::from_secs(3600)));
+        let (earlier, later) = (TestWaker::new(), TestWaker::new());
+        let earlier_waker = earlier.waker();
+        let mut cx = Context::from_waker(&earlier_waker);
+        for _ in 0..3 {
+            assert!(sleep.as_mut().poll(&mut cx).is_pending());
+        }
+        // One clone, kept: `will_wake` says it would do for the later polls.
+        assert_eq!((earlier.clones(), earlier.live()), (1, 2));
+        // Polled by another task: its waker replaces the earlier one.
+        let later_waker = later.waker();
+        let mut cx = Context::from_waker(&later_waker);
+        assert!(sleep.as_mut().poll(&mut cx).is_pending());
+        assert_eq!((earlier.live(), later.live()), (1, 2));
+        assert_eq!(handle.inner.timers.borrow().waiting.len(), 1);
+    }
+
+    #[test]
+    fn only_the_timers_step_skips_the_timers_when_there_are_none() {
+        for (step, lazy) in [
+            (Step::Tasks, false),
+            (Step::LocalQueue, false),
+            (Step::Timers, true),
+        ] {
+            let rt = Runtime::at_step(step).unwrap();
+            assert_eq!(rt.handle.inner.lazy_timers, lazy, "{step:?}");
+        }
+        assert!(runtime().handle.inner.lazy_timers);
+    }
+
+    #[test]
+    fn debug_shows_a_sleeps_deadline() {
+        let rt = runtime();
+        let sleep = rt.handle().sleep(Duration::from_secs(3600));
+        let deadline = sleep.deadline;
+        assert_eq!(
+            format!("{sleep:?}"),
+            format!("Sleep {{ deadline: {deadline:?}, .. }}")
+        );
+    }
+
+    #[test]
+    fn a_wake_of_the_main_future_from_another_thread_writes_once_to_wake_the_sleeping_runtime() {
+        let (waker_tx, waker) = mpsc::channel();
+        let (polls_tx, polls) = mpsc::channel();
+        let returned = in_background(move || {
+            let rt = runtime();
+            let notifier = Arc::clone(rt.handle().reactor().notifier());
+            let mut polled = 0;
+            // `block_on`'s own future, not a task: its waker is the
+            // runtime's `MainWaker`.
+            rt.block_on(std::future::poll_fn(|cx| {
+                polled += 1;
+                if polled == 1 {
+                    waker_tx
+                        .send((cx.waker().clone(), Arc::clone(&notifier)))
+                        .unwrap();
+                    Poll::Pending
+                } else {
+                    Poll::Ready(())
+                }
+            }))
+            .unwrap();
+            polls_tx.send(polled).unwrap();
+        });
+        let (waker, notifier) = waker.recv_timeout(PATIENCE).unwrap();
+        let start = Instant::now();
+        while !notifier.is_asleep() {
+            assert!(start.elapsed() < PATIENCE, "the runtime never slept");
+            thread::yield_now();
+        }
+        let before = Counts::now();
+        waker.wake();
+        assert_eq!(Counts::since(before).eventfd_writes, 1);
+        returned.recv_timeout(PATIENCE).unwrap().unwrap();
+        assert_eq!(polls.recv().unwrap(), 2);
     }
 }
 
