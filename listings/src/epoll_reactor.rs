@@ -558,8 +558,12 @@ mod tests {
             let reactor = Arc::clone(&reactor);
             thread::spawn(move || reactor.wait(None))
         };
-        // Let the first thread get into `epoll_wait`.
-        while reactor.events.try_lock().is_ok() {
+        // Let the first thread get into `epoll_wait`: it holds the events
+        // lock, and it has marked itself asleep. (Holding the lock is not
+        // enough for the notify below: one that came before `may_sleep`
+        // would find the thread awake, write nothing, and the wait with no
+        // timeout would never end.)
+        while reactor.events.try_lock().is_ok() || !reactor.notifier().is_asleep() {
             thread::yield_now();
         }
         let second = std::panic::catch_unwind(|| reactor.wait(Some(Duration::ZERO)));

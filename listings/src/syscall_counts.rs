@@ -99,7 +99,7 @@ pub fn timerfd_settime<Fd: AsFd>(
     rustix::time::timerfd_settime(fd, flags, new_value)
 }
 
-#[cfg(not(loom))]
+#[cfg(all(test, not(loom)))]
 mod tests {
     use std::time::Duration;
 
