@@ -7,8 +7,10 @@
 //!
 //! - a descriptor is registered once, edge-triggered, for reading; for
 //!   writing too the first time a write would block (one `epoll_ctl`, and
-//!   only then: a socket becomes writable each time its peer reads, and
-//!   reports of that nobody waits for would wake the thread for nothing);
+//!   only then: a socket may be reported writable again whenever its send
+//!   buffer gains room — on Linux a Unix socket each time its peer reads,
+//!   a TCP socket once its buffer has been full — and reports of that
+//!   nobody waits for would wake the thread for nothing);
 //!   it is never re-armed;
 //! - its state — whether it may be read or written, and who waits — is its
 //!   own, reached by its number in a [`Slab`]: no lock, no hash;

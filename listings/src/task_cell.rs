@@ -15,8 +15,9 @@
 //! the scheduler and the awaiter's waker (both `Send`). The rest — the
 //! future, the output, the stage — belongs to the thread that spawned the
 //! task, because the runtime never polls it anywhere else (chapter 9's
-//! rule: the future need not be `Send`). That is what keeps this much
-//! smaller than a multi-threaded task.
+//! rule: the future need not be `Send`). That is what keeps this simpler
+//! than a multi-threaded task: the stage and the output need no lock and
+//! no atomic.
 
 use std::cell::{Cell, UnsafeCell};
 use std::future::Future;
@@ -439,7 +440,7 @@ unsafe fn drop_waker(data: *const ()) {
 /// The caller holds a reference.
 unsafe fn acquire_ref(header: &Header) {
     let old = header.refs.fetch_add(1, Relaxed);
-    // Leaked wakers by the billions: stop before the count wraps round.
+    // Wakers leaked without end: stop before the count wraps round.
     if old > isize::MAX as usize {
         process::abort();
     }
