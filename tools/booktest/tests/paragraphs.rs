@@ -1,7 +1,9 @@
 //! One idea per paragraph: no paragraph or list item of prose is longer
 //! than [`LIMIT`] characters, counted without white space, outside code
 //! blocks and tables, in either edition. A reader who meets a wall of text
-//! skims it; evidence that needs room goes in a table or an aside.
+//! skims it; evidence that needs room goes in a table or an aside. Every
+//! chapter and appendix of both editions, since each has had its
+//! editorial pass.
 
 mod common;
 
@@ -17,38 +19,11 @@ fn length(text: &str) -> usize {
     text.chars().filter(|c| !c.is_whitespace()).count()
 }
 
-/// The chapters the limit holds for: those that have had their editorial
-/// pass. (Chapters 10 and 11 get theirs once chapter 11 has landed; each
-/// joins this list then.)
-const EDITED: &[&str] = &[
-    "ch00-introduction.md",
-    "ch01-future-trait.md",
-    "ch02-wakers-and-timer.md",
-    "ch03-executor.md",
-    "ch04-state-machine.md",
-    "ch05-waker-by-hand.md",
-    "ch06-block-on.md",
-    "ch07-reactor.md",
-    "ch08-epoll-reactor.md",
-    "ch09-mini-runtime.md",
-    "appendix-glossary.md",
-    "appendix-pitfalls.md",
-    "appendix-listings.md",
-];
-
-/// Set (to anything) to check every chapter, edited or not: for a writer
-/// in the middle of a chapter's pass.
-const CHECK_ALL: &str = "PARAGRAPHS_ALL";
-
 #[test]
 fn no_paragraph_or_list_item_is_longer_than_the_limit() {
-    let all = std::env::var_os(CHECK_ALL).is_some();
     let mut problems = Vec::new();
     for edition in Edition::ALL {
         for (name, text) in common::chapters(edition) {
-            if !all && !EDITED.contains(&name.as_str()) {
-                continue;
-            }
             for unit in text_units(&text) {
                 let length = length(&unit.text);
                 if length > LIMIT {
@@ -70,23 +45,6 @@ fn no_paragraph_or_list_item_is_longer_than_the_limit() {
         "paragraphs or list items over the limit; split them, or move evidence into a table or an aside:\n{}",
         problems.join("\n")
     );
-}
-
-#[test]
-fn every_edited_chapter_exists_in_both_editions() {
-    for edition in Edition::ALL {
-        let names: Vec<String> = common::chapters(edition)
-            .into_iter()
-            .map(|(name, _)| name)
-            .collect();
-        for edited in EDITED {
-            assert!(
-                names.iter().any(|n| n == edited),
-                "src/{}/{edited} does not exist",
-                edition.dir()
-            );
-        }
-    }
 }
 
 /// The appendices' words come from data/: each definition, symptom, fix and
