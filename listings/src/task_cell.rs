@@ -571,8 +571,9 @@ impl Drop for Registered {
 /// its runtime dropped the task unfinished.
 pub struct JoinHandle<T> {
     ptr: NonNull<Header>,
-    /// The output type; and `*const ()`, so that the handle is neither
-    /// `Send` nor `Sync` (it reads the task's thread-only fields).
+    /// The output type; and `*const ()`, which says what the `NonNull`
+    /// already makes so: the handle is neither `Send` nor `Sync` (it reads
+    /// the task's thread-only fields).
     _output: PhantomData<(T, *const ())>,
 }
 
