@@ -107,8 +107,9 @@ struct Task {
     name: &'static str,
     /// `None` once completed.
     future: Mutex<Option<BoxedFuture>>,
-    /// True while the task is on the queue (or has completed): a wake that
-    /// finds it true has nothing to do, so the queue holds each task once.
+    /// True while the task is on the queue, or taken off it and not yet
+    /// polled (the poll clears it first), or completed: a wake that finds
+    /// it true has nothing to do, so the queue holds each task once.
     scheduled: AtomicBool,
     queue: Arc<RunQueue>,
 }
@@ -137,7 +138,8 @@ impl RunQueue {
 // ANCHOR: schedule
 impl Schedule for Task {
     fn schedule(self: &Arc<Self>) {
-        // Already queued, or completed: this wake has nothing to add.
+        // Already queued, about to be polled, or completed: this wake has
+        // nothing to add.
         if self.scheduled.swap(true, Ordering::AcqRel) {
             return;
         }
