@@ -577,9 +577,7 @@ mod tests {
 
     #[test]
     fn of_two_readers_at_once_only_the_later_is_woken_by_a_report() {
-        let reactor = Rc::new(Reactor::new().unwrap());
-        let (ours, mut theirs) = UnixStream::pair().unwrap();
-        let ours = Async::new(&reactor, ours).unwrap();
+        let (reactor, ours, mut theirs) = async_pair();
         let (earlier, later) = (TestWaker::new(), TestWaker::new());
         let (mut first_buf, mut second_buf) = ([0; 1], [0; 1]);
         let mut first = std::pin::pin!(ours.read(&mut first_buf));
@@ -665,9 +663,7 @@ mod tests {
 
     #[test]
     fn debug_shows_whether_a_source_may_be_read_and_written() {
-        let reactor = Rc::new(Reactor::new().unwrap());
-        let (ours, _theirs) = UnixStream::pair().unwrap();
-        let ours = Async::new(&reactor, ours).unwrap();
+        let (_reactor, ours, _theirs) = async_pair();
         assert_eq!(
             format!("{:?}", ours.source),
             "Source { readable: true, writable: true, .. }"
@@ -690,9 +686,7 @@ mod tests {
         // interrupt a real one at a moment a test chooses; the operation
         // stands in for it here. (`epoll_wait`'s `EINTR` is real in
         // tests/echo.rs, `ch11::signals_interrupting_epoll_wait_lose_nothing`.)
-        let reactor = Rc::new(Reactor::new().unwrap());
-        let (ours, _theirs) = UnixStream::pair().unwrap();
-        let ours = Async::new(&reactor, ours).unwrap();
+        let (_reactor, ours, _theirs) = async_pair();
         let task = TestWaker::new();
         let waker = task.waker();
         let mut cx = Context::from_waker(&waker);
@@ -713,9 +707,7 @@ mod tests {
 
     #[test]
     fn an_error_that_is_neither_would_block_nor_interrupted_is_returned_at_once() {
-        let reactor = Rc::new(Reactor::new().unwrap());
-        let (ours, _theirs) = UnixStream::pair().unwrap();
-        let ours = Async::new(&reactor, ours).unwrap();
+        let (_reactor, ours, _theirs) = async_pair();
         let waker = TestWaker::new().waker();
         let mut cx = Context::from_waker(&waker);
         for direction in [Direction::Read, Direction::Write] {
@@ -736,9 +728,7 @@ mod tests {
 
     #[test]
     fn waiting_again_from_the_same_task_keeps_its_waker_without_a_clone() {
-        let reactor = Rc::new(Reactor::new().unwrap());
-        let (ours, _theirs) = UnixStream::pair().unwrap();
-        let ours = Async::new(&reactor, ours).unwrap();
+        let (_reactor, ours, _theirs) = async_pair();
         let task = TestWaker::new();
         let waker = task.waker();
         let mut cx = Context::from_waker(&waker);
@@ -750,6 +740,16 @@ mod tests {
         }
         // One clone, kept: `will_wake` says the stored one would do.
         assert_eq!((task.clones(), task.live()), (1, 2));
+    }
+
+    /// A new reactor, and a connected pair of Unix sockets: ours
+    /// registered with it as an `Async`, theirs plain, for the test to
+    /// write to or read from.
+    fn async_pair() -> (Rc<Reactor>, Async<UnixStream>, UnixStream) {
+        let reactor = Rc::new(Reactor::new().unwrap());
+        let (ours, theirs) = UnixStream::pair().unwrap();
+        let ours = Async::new(&reactor, ours).unwrap();
+        (reactor, ours, theirs)
     }
 
     /// What `reactor` holds registered: its slab's entries, and its epoll
