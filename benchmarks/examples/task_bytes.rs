@@ -161,62 +161,44 @@ fn snapshot(baseline: i64) -> String {
     )
 }
 
+/// Measures the book's runtime `$runtime` (chapter 9's and chapter 11's
+/// have the same `spawn`, `sleep` and `block_on`, but no trait in common
+/// that gives both a task's `JoinHandle`) and prints its line as `$name`.
+macro_rules! book_runtime {
+    ($runtime:ty, $name:literal) => {{
+        let runtime = <$runtime>::new().expect("a runtime (epoll, eventfd)");
+        let handle = runtime.handle().clone();
+        let line = runtime
+            .block_on(async {
+                let baseline = start();
+                let tasks: Vec<_> = (0..COUNT)
+                    .map(|_| {
+                        let timer = handle.clone();
+                        handle.spawn(async move { timed(DURATION, |d| timer.sleep(d)).await })
+                    })
+                    .collect();
+                handle.sleep(SETTLE).await;
+                let line = snapshot(baseline);
+                for task in tasks {
+                    task.await;
+                }
+                line
+            })
+            .expect("the runtime's block_on");
+        println!("{}: {line}", $name);
+        let timer = handle.clone();
+        println!(
+            "  {}",
+            sizes(async move { timed(DURATION, |d| timer.sleep(d)).await })
+        );
+    }};
+}
+
 fn main() {
     println!("{COUNT} pending timer tasks (the timers group's task body), heap in use:");
 
-    let runtime = listings::lean_runtime::Runtime::new().expect("a runtime (epoll, eventfd)");
-    let handle = runtime.handle().clone();
-    let line = runtime
-        .block_on(async {
-            let baseline = start();
-            let tasks: Vec<_> = (0..COUNT)
-                .map(|_| {
-                    let timer = handle.clone();
-                    handle.spawn(async move { timed(DURATION, |d| timer.sleep(d)).await })
-                })
-                .collect();
-            handle.sleep(SETTLE).await;
-            let line = snapshot(baseline);
-            for task in tasks {
-                task.await;
-            }
-            line
-        })
-        .expect("the runtime's block_on");
-    println!("book-ch11: {line}");
-    let timer = handle.clone();
-    println!(
-        "  {}",
-        sizes(async move { timed(DURATION, |d| timer.sleep(d)).await })
-    );
-    drop(runtime);
-
-    let runtime = listings::runtime::Runtime::new().expect("a runtime (epoll, eventfd)");
-    let handle = runtime.handle().clone();
-    let line = runtime
-        .block_on(async {
-            let baseline = start();
-            let tasks: Vec<_> = (0..COUNT)
-                .map(|_| {
-                    let timer = handle.clone();
-                    handle.spawn(async move { timed(DURATION, |d| timer.sleep(d)).await })
-                })
-                .collect();
-            handle.sleep(SETTLE).await;
-            let line = snapshot(baseline);
-            for task in tasks {
-                task.await;
-            }
-            line
-        })
-        .expect("the runtime's block_on");
-    println!("book-ch09: {line}");
-    let timer = handle.clone();
-    println!(
-        "  {}",
-        sizes(async move { timed(DURATION, |d| timer.sleep(d)).await })
-    );
-    drop(runtime);
+    book_runtime!(listings::lean_runtime::Runtime, "book-ch11");
+    book_runtime!(listings::runtime::Runtime, "book-ch09");
 
     let executor = LocalExecutor::new();
     let line = async_io::block_on(executor.run(async {
